@@ -1,0 +1,118 @@
+"""The ``goalkeeper`` command group: for people and for scripts.
+
+Every command prints readable text, or one documented JSON value with ``--json``. Errors print
+``goalkeeper: <what>; <what to do>`` without a traceback (unless ``--verbose``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+
+import click
+
+import goalkeeper
+
+PROJECT_MARKERS = (".goalkeeper", "plan", ".git", ".claude")
+
+
+class ExitCode(IntEnum):
+    OK = 0  # done; for `gates`: every gate passes
+    NOT_PASSED = 1  # the answer is "no": a gate is open, no marker found
+    USAGE = 2  # bad flags or arguments (click's own code)
+    INTERNAL = 3  # goalkeeper failed; never returned by `goalkeeper hook`
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    project: Path
+    verbose: bool
+
+
+def find_project(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding plan/, .goalkeeper/, .git or .claude/."""
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder
+    return start
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Example: goalkeeper install claude && goalkeeper plan",
+)
+@click.version_option(goalkeeper.__version__, prog_name="goalkeeper")
+@click.option(
+    "-C",
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Project folder. Default: the nearest folder up from here with plan/, .goalkeeper/, "
+    ".git or .claude/.",
+)
+@click.option("--verbose", is_flag=True, help="Show tracebacks on internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, project: Path | None, verbose: bool) -> None:
+    """goalkeeper keeps AI coding agents working until the goal is proven done.
+
+    It continues the agent when it settles with work left, re-feeds the plan
+    (plan/<topic>.md) every turn, and refuses "done" while a gate is open:
+    the check gate, the OKR gate and the story-map gate.
+    """
+    root = project.resolve() if project else find_project(Path.cwd())
+    ctx.obj = App(root, verbose)
+
+
+def run(args: list[str]) -> int:
+    """Run the CLI and turn every outcome into an exit status; never shows a traceback
+    unless --verbose."""
+    _register_commands()
+    try:
+        result = cli.main(args, prog_name="goalkeeper", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("goalkeeper: aborted", err=True)
+        return int(ExitCode.USAGE)
+    except click.UsageError as exc:
+        if exc.ctx is not None:
+            click.echo(exc.ctx.get_usage(), err=True)
+        click.echo(f"goalkeeper: {exc.format_message()}; see --help", err=True)
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(f"goalkeeper: {exc.format_message()}", err=True)
+        return int(exc.exit_code)
+    except Exception as exc:
+        if "--verbose" in args:
+            raise
+        click.echo(
+            f"goalkeeper: {type(exc).__name__}: {exc}; rerun with --verbose for details", err=True
+        )
+        return int(ExitCode.INTERNAL)
+    return int(result) if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _register_commands() -> None:
+    if cli.commands:
+        return
+    from goalkeeper.cli import config_cmd, demo, gates, hook, install, marker, plan, server, status
+
+    for module in (plan, gates, marker, status, install, hook, demo, server, config_cmd):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+class UserError(click.ClickException):
+    """A user-facing error, printed as ``goalkeeper: <what>; <what to do>``, exit status 2."""
+
+    exit_code = int(ExitCode.USAGE)
+
+
+def fail(message: str) -> UserError:
+    return UserError(message)
+
+
+def echo_json(value: object) -> None:
+    import json
+
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))

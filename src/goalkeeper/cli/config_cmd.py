@@ -1,0 +1,49 @@
+"""``goalkeeper config``: the resolved configuration and where it came from."""
+
+from __future__ import annotations
+
+import click
+
+from goalkeeper.cli.app import App, ExitCode, echo_json
+from goalkeeper.config import Config, load_config, relevant_env
+
+
+@click.command("config")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_obj
+def config_command(app: App, as_json: bool) -> int:
+    """Show every setting as resolved from defaults, [tool.goalkeeper] in pyproject.toml,
+    .goalkeeper.toml and GOALKEEPER_* variables, with any warnings.
+
+    Exit status: 0, or 1 when a setting was invalid (it fell back, see the warnings).
+    """
+    config = load_config(app.project, relevant_env())
+    if as_json:
+        echo_json({"settings": config.to_dict(), "warnings": list(config.warnings)})
+    else:
+        docs = _docs()
+        for key, value in config.to_dict().items():
+            click.echo(f"{key:<20} {value!r:<10} {docs.get(key, '')}")
+        for warning in config.warnings:
+            click.echo(f"warning: {warning}", err=True)
+    return int(ExitCode.NOT_PASSED if config.warnings else ExitCode.OK)
+
+
+def _docs() -> dict[str, str]:
+    """The first line of each field's docstring in config.py, for the table."""
+    import ast
+    import inspect
+    import itertools
+
+    tree = ast.parse(inspect.getsource(Config))
+    cls = tree.body[0]
+    body = cls.body if isinstance(cls, ast.ClassDef) else []
+    docs: dict[str, str] = {}
+    for node, following in itertools.pairwise(body):
+        documented = isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and documented:
+            docs[node.target.id] = str(following.value.value).strip().splitlines()[0]
+    return docs
+
+
+COMMANDS = (config_command,)

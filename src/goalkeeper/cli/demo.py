@@ -1,0 +1,3 @@
+import click
+
+COMMANDS: tuple[click.Command, ...] = ()

@@ -1,0 +1,175 @@
+"""``goalkeeper install claude`` / ``goalkeeper uninstall claude``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from goalkeeper.cli.app import App, ExitCode, echo_json, fail
+from goalkeeper.config import load_config, relevant_env
+from goalkeeper.hosts.claude_settings import (
+    BLOCK_CAP_HEADROOM,
+    Receipt,
+    Scope,
+    SettingsError,
+    add_hooks,
+    hook_command,
+    load_receipt,
+    read_json_object,
+    receipt_path,
+    remove_hooks,
+    save_receipt,
+    settings_path,
+    write_json_atomic,
+)
+
+_scope_options = [
+    click.option(
+        "--user", "scope", flag_value="user", help="Your ~/.claude/settings.json (every project)."
+    ),
+    click.option(
+        "--local",
+        "scope",
+        flag_value="local",
+        help="This project's .claude/settings.local.json (not committed).",
+    ),
+    click.option(
+        "--project",
+        "scope",
+        flag_value="project",
+        default=True,
+        help="This project's .claude/settings.json (the default).",
+    ),
+]
+
+
+def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_scope_options):
+        fn = option(fn)
+    return fn
+
+
+@click.command("install")
+@click.argument("host", type=click.Choice(["claude"]))
+@scope_options
+@click.option(
+    "--command",
+    "command",
+    help="Hook command to register (default: this Python running goalkeeper).",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_obj
+def install_command(
+    app: App, host: str, scope: Scope, command: str | None, dry_run: bool, as_json: bool
+) -> int:
+    """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit, Stop
+    and StopFailure, merged into the settings without touching other hooks or settings.
+
+    Also raises CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above
+    max_continuations, so Claude Code does not end a long PDCA loop after 8 continuations
+    (goalkeeper's own cap still ends it). Running it again changes nothing.
+
+    Exit status: 0 on success, 2 when the settings file cannot be changed safely.
+    """
+    home = Path.home()
+    path = settings_path(scope, app.project, home)
+    config = load_config(app.project, relevant_env())
+    cap = config.max_continuations + BLOCK_CAP_HEADROOM
+    try:
+        before = read_json_object(path)
+        after, receipt, changes = add_hooks(before, command or hook_command(), cap)
+    except SettingsError as exc:
+        raise fail(str(exc)) from exc
+    rpath = receipt_path(scope, app.project, home)
+    if not dry_run and changes:
+        write_json_atomic(path, after)
+        save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
+    compiled = False if dry_run else _precompile()
+    data = {
+        "host": host,
+        "scope": scope,
+        "settings": str(path),
+        "changes": changes,
+        "dry_run": dry_run,
+        "command": command or hook_command(),
+        "bytecode_compiled": compiled,
+    }
+    if as_json:
+        echo_json(data)
+        return int(ExitCode.OK)
+    verb = "Would change" if dry_run else "Changed"
+    if changes:
+        click.echo(f"{verb} {path}:")
+        for change in changes:
+            click.echo(f"  - {change}")
+    else:
+        click.echo(f"goalkeeper is already installed in {path}.")
+    if not (app.project / config.plan_dir).is_dir():
+        click.echo(f"Next: write {config.plan_dir}/<topic>.md (see README: the plan file format).")
+    click.echo("Check it any time with: goalkeeper plan · goalkeeper status")
+    return int(ExitCode.OK)
+
+
+@click.command("uninstall")
+@click.argument("host", type=click.Choice(["claude"]))
+@scope_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_obj
+def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
+    """Remove exactly what `goalkeeper install HOST` added: its hooks, and the env value it
+    set (the previous value is restored). Other hooks and settings stay.
+
+    Exit status: 0 on success (also when nothing was installed), 2 when the settings file
+    cannot be changed safely.
+    """
+    home = Path.home()
+    path = settings_path(scope, app.project, home)
+    rpath = receipt_path(scope, app.project, home)
+    try:
+        before = read_json_object(path)
+        after, changes = remove_hooks(before, load_receipt(rpath))
+    except SettingsError as exc:
+        raise fail(str(exc)) from exc
+    if changes and path.exists():
+        write_json_atomic(path, after)
+    try:
+        rpath.unlink()
+    except OSError:
+        pass
+    if as_json:
+        echo_json({"host": host, "scope": scope, "settings": str(path), "changes": changes})
+    elif changes:
+        click.echo(f"Changed {path}:")
+        for change in changes:
+            click.echo(f"  - {change}")
+    else:
+        click.echo(f"goalkeeper was not installed in {path}.")
+    return int(ExitCode.OK)
+
+
+def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
+    """A re-install keeps what the first install recorded (the values before goalkeeper)."""
+    if old is None:
+        return new
+    previous = {**new.env_previous, **old.env_previous}
+    return Receipt({**old.env_set, **new.env_set}, previous, old.created or new.created)
+
+
+def _precompile() -> bool:
+    """Write goalkeeper's bytecode now, so hook processes start from it even where
+    PYTHONDONTWRITEBYTECODE is set (as it is in many agent sandboxes)."""
+    import compileall
+
+    import goalkeeper
+
+    try:
+        return bool(compileall.compile_dir(Path(goalkeeper.__file__).parent, quiet=1))
+    except OSError:
+        return False
+
+
+COMMANDS = (install_command, uninstall_command)

@@ -1,0 +1,219 @@
+"""One resolved, frozen configuration: defaults → files → environment → flags.
+
+Files: ``[tool.goalkeeper]`` in ``pyproject.toml``, then ``.goalkeeper.toml`` (its top level or
+its own ``[tool.goalkeeper]`` table). Environment: ``GOALKEEPER_<NAME>`` for every field. Keys
+may be written ``compact-at`` or ``compact_at``. An invalid value never crashes anything: it is
+reported in ``Config.warnings`` and the previous layer's value stays.
+
+The environment is passed in, never read here, so a hook server can resolve the config of each
+request from the environment of the hook process that sent it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+LangSetting = Literal["auto", "en", "zh"]
+NoPlan = Literal["guide", "silent"]
+ServerMode = Literal["auto", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    lang: LangSetting = "auto"
+    """Language of what goalkeeper says: auto follows the plan, then the user's words."""
+    plan_dir: str = "plan"
+    """Folder holding plan/<topic>.md, relative to the project."""
+    no_plan: NoPlan = "guide"
+    """With no plan file: guide the model once per session, or stay silent."""
+    stuck: int = 3
+    """Rounds in a row without a tool call before a compact-and-re-plan reset."""
+    reset: int = 2
+    """Compact-and-re-plan resets before goalkeeper pauses."""
+    compact_at: float = 0.8
+    """Fraction of the context window above which state is saved before compaction."""
+    context_window: int = 200_000
+    """Context window of the model, in tokens."""
+    session_mb: float = 50.0
+    """Transcript size above which goalkeeper pauses and suggests a new session."""
+    max_continuations: int = 40
+    """Automatic continuations in a row (since the last real user message) before pausing."""
+    check_needs_tool: bool = True
+    """A [PDCA] check counts only if the round ran a tool (where the host can tell)."""
+    transcript_tail_kb: int = 1024
+    """Most transcript bytes a Stop hook reads when it has no remembered offset."""
+    server: ServerMode = "auto"
+    """Hook commands hand events to a warm engine process (auto) or handle them in-process (off)."""
+    server_idle_s: float = 900.0
+    """Seconds without a request after which the warm engine process exits."""
+    plugins: bool = False
+    """Load third-party guards from the ``goalkeeper.guards`` entry points."""
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "warnings"}
+
+
+ENV_PREFIX = "GOALKEEPER_"
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "lang": ("auto", "en", "zh"),
+    "no_plan": ("guide", "silent"),
+    "server": ("auto", "off"),
+}
+_MINIMUM: dict[str, float] = {
+    "stuck": 1,
+    "reset": 0,
+    "context_window": 1000,
+    "max_continuations": 1,
+    "transcript_tail_kb": 16,
+    "server_idle_s": 1,
+}
+_FIELDS = {f.name: f for f in fields(Config) if f.name != "warnings"}
+_toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+
+def load_config(
+    project: Path,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, object] | None = None,
+) -> Config:
+    """Resolve the configuration of ``project``; never raises."""
+    warnings: list[str] = []
+    values: dict[str, object] = {}
+    for path, table in _file_tables(project, warnings):
+        _apply(values, table, str(path.name), warnings)
+    if env:
+        env_values = {
+            k[len(ENV_PREFIX) :].lower(): v
+            for k, v in env.items()
+            if k.startswith(ENV_PREFIX) and k[len(ENV_PREFIX) :].lower() in _FIELDS
+        }
+        _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX)
+    if overrides:
+        _apply(values, dict(overrides), "command line", warnings)
+    return replace(Config(), **values, warnings=tuple(warnings))  # type: ignore[arg-type]
+
+
+def _file_tables(project: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any]]]:
+    tables: list[tuple[Path, dict[str, Any]]] = []
+    pyproject = project / "pyproject.toml"
+    data = _read_toml(pyproject, warnings, needle=b"[tool.goalkeeper")
+    if data is not None:
+        table = data.get("tool", {}).get("goalkeeper")
+        if isinstance(table, dict):
+            tables.append((pyproject, table))
+    own = project / ".goalkeeper.toml"
+    data = _read_toml(own, warnings)
+    if data is not None:
+        nested = (
+            data.get("tool", {}).get("goalkeeper") if isinstance(data.get("tool"), dict) else None
+        )
+        tables.append((own, nested if isinstance(nested, dict) else data))
+    return tables
+
+
+def _read_toml(
+    path: Path, warnings: list[str], needle: bytes | None = None
+) -> dict[str, Any] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key in _toml_cache:
+        return _toml_cache[key]
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        warnings.append(f"{path.name}: cannot read ({exc.strerror}); using defaults")
+        return None
+    if needle is not None and needle not in raw:
+        _toml_cache[key] = {}
+        return {}
+    import tomllib  # only when there is something to parse: hooks stay lean
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        warnings.append(f"{path.name}: not valid TOML ({exc}); its goalkeeper settings are ignored")
+        return None
+    _toml_cache[key] = data
+    return data
+
+
+def _apply(
+    values: dict[str, object],
+    table: Mapping[str, object],
+    source: str,
+    warnings: list[str],
+    prefix: str = "",
+) -> None:
+    for raw_key, raw in table.items():
+        name = str(raw_key).replace("-", "_").lower()
+        shown = f"{prefix}{name.upper()}" if prefix else str(raw_key)
+        if name not in _FIELDS:
+            warnings.append(f"{source}: unknown setting '{shown}' ignored")
+            continue
+        default = getattr(Config(), name)
+        try:
+            values[name] = _coerce(name, raw, default)
+        except ValueError as exc:
+            current = values.get(name, default)
+            warnings.append(f"{source}: {shown}={raw!r} is invalid ({exc}); using {current!r}")
+
+
+def _coerce(name: str, raw: object, default: object) -> object:
+    if isinstance(default, bool):
+        return _to_bool(raw)
+    if isinstance(default, int):
+        value: float = _to_number(raw, int)
+    elif isinstance(default, float):
+        value = _to_number(raw, float)
+    else:
+        text = str(raw).strip().lower()
+        if name in _CHOICES and text not in _CHOICES[name]:
+            raise ValueError("expected one of " + ", ".join(_CHOICES[name]))
+        if not text:
+            raise ValueError("empty")
+        return text if name in _CHOICES else str(raw).strip()
+    if name in _MINIMUM and value < _MINIMUM[name]:
+        raise ValueError(f"must be at least {_MINIMUM[name]:g}")
+    if name == "compact_at" and not 0 < value <= 1:
+        raise ValueError("must be a fraction between 0 and 1")
+    if name == "session_mb" and value <= 0:
+        raise ValueError("must be positive")
+    return value
+
+
+def _to_number(raw: object, kind: Callable[[str], float]) -> float:
+    if isinstance(raw, bool):
+        raise ValueError("expected a number")
+    if isinstance(raw, int | float):
+        if kind is int and float(raw) != int(raw):
+            raise ValueError("expected a whole number")
+        return kind(str(int(raw))) if kind is int else float(raw)
+    try:
+        return kind(str(raw).strip())
+    except ValueError:
+        raise ValueError("expected a number") from None
+
+
+def _to_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def relevant_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment variables that can change goalkeeper's behaviour."""
+    source = os.environ if env is None else env
+    return {k: v for k, v in source.items() if k.startswith(ENV_PREFIX)}

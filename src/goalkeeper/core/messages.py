@@ -1,0 +1,55 @@
+"""Render catalog messages in the session's language.
+
+``make_say(lang)`` returns the ``Say`` callable guards use; every model-facing or user-facing
+sentence goes through it, so no guard holds inline text. Rendering never raises: a missing key
+falls back to English, then to the key itself, and a missing field stays visible as ``{field}``
+(a visible flaw beats a crashed hook). Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from goalkeeper.core import catalog_en, catalog_zh
+from goalkeeper.core.plan import detect_lang
+
+Lang = Literal["en", "zh"]
+LangSetting = Literal["auto", "en", "zh"]
+
+CATALOGS: dict[Lang, dict[str, str]] = {"en": catalog_en.MESSAGES, "zh": catalog_zh.MESSAGES}
+
+
+class Say(Protocol):
+    def __call__(self, key: str, /, **fields: object) -> str: ...
+
+
+class _KeepMissing(dict[str, object]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def render(lang: Lang, key: str, /, **fields: object) -> str:
+    template = CATALOGS[lang].get(key) or CATALOGS["en"].get(key) or key
+    if not fields:
+        return template
+    try:
+        return template.format_map(_KeepMissing(fields))
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
+
+
+def make_say(lang: Lang) -> Say:
+    def say(key: str, /, **fields: object) -> str:
+        return render(lang, key, **fields)
+
+    return say
+
+
+def resolve_lang(setting: LangSetting, *samples: str | None) -> Lang:
+    """``auto`` follows the first sample that has text (the plan, then the user's words)."""
+    if setting != "auto":
+        return setting
+    for sample in samples:
+        if sample:
+            return detect_lang(sample)
+    return "en"

@@ -1,0 +1,177 @@
+"""The Supervisor: one host event in, one merged answer out, in one transaction.
+
+It loads the session row, runs every guard in declared order, merges their actions (one
+combined message), holds the continuation cap, saves the new states and journals what happened,
+all inside one ``BEGIN IMMEDIATE`` transaction, so parallel hook processes never lose an update.
+A guard that raises is skipped for this event, recorded, and the user told: an internal error
+never produces a ``Continue``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from goalkeeper.config import Config
+from goalkeeper.core.messages import Lang, make_say
+from goalkeeper.core.plan import PlanDoc, detect_lang
+from goalkeeper.core.values import (
+    Action,
+    Capability,
+    Event,
+    Notify,
+    Record,
+    Settled,
+    UserPrompt,
+)
+from goalkeeper.engine.merge import merge_actions
+from goalkeeper.engine.ports import Clock, SystemClock
+from goalkeeper.engine.registry import build_registry
+from goalkeeper.guards.spec import Context, Registry
+from goalkeeper.store import journal
+from goalkeeper.store.db import Store
+from goalkeeper.store.documents import load_plan
+from goalkeeper.store.sessions import SessionRow, load_session, save_session
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The merged actions, and the session as it was saved."""
+
+    actions: tuple[Action, ...]
+    session: SessionRow
+
+
+class Supervisor:
+    def __init__(
+        self,
+        project: Path,
+        config: Config,
+        *,
+        host: str,
+        capabilities: frozenset[Capability],
+        store: Store | None = None,
+        clock: Clock | None = None,
+        registry: Registry | None = None,
+    ) -> None:
+        self.project = project
+        self.config = config
+        self.host = host
+        self.capabilities = capabilities
+        self.store = store or Store(project)
+        self.clock = clock or SystemClock()
+        self.registry = registry or build_registry(config)
+
+    def handle(
+        self, events: Sequence[Event], *, host_state: Mapping[str, Any] | None = None
+    ) -> Outcome:
+        """Run ``events`` (all of one session) through every guard as one transaction.
+
+        ``host_state`` is merged into the session's host bookkeeping (e.g. a transcript offset).
+        """
+        if not events:
+            raise ValueError("handle() needs at least one event")
+        session_id = events[0].session_id
+        now = self.clock.now()
+        doc = load_plan(self.project, self.config.plan_dir)
+        with self.store.transaction() as conn:
+            row = load_session(conn, session_id, self.host, now)
+            lang = self._lang(row, doc, events)
+            say = make_say(lang)
+            ctx = Context(now, self.config, say, lang, doc, self.capabilities)
+            states = {
+                g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
+            }
+            actions: list[Action] = []
+            continuations = row.continuations
+            for event in events:
+                if isinstance(event, UserPrompt):
+                    continuations = 0  # a real user message starts a new run of continuations
+                for guard in self.registry.guards:
+                    try:
+                        verdict = guard.on_event(event, states[guard.name], ctx)
+                    except Exception as exc:  # a broken guard must not wedge the agent
+                        actions.append(Record("error", _error_data(guard.name, exc)))
+                        actions.append(
+                            Notify(
+                                say("hook.internal_error", error=f"{guard.name}: {exc!r}"), "error"
+                            )
+                        )
+                        continue
+                    actions.extend(verdict.actions)
+                    if verdict.state is not None:
+                        states[guard.name] = verdict.state
+            merged = merge_actions(
+                actions,
+                continuations=continuations,
+                max_continuations=self.config.max_continuations,
+                say=say,
+            )
+            row = replace(
+                row,
+                updated_at=now,
+                events=row.events + len(events),
+                continuations=merged.continuations,
+                lang=lang,
+                guards={g.name: g.dump_state(states[g.name]) for g in self.registry.guards},
+                host_state={**row.host_state, **(host_state or {})},
+            )
+            save_session(conn, row)
+            for event in events:
+                journal.append(conn, session_id, now, "event", _event_data(event))
+            for action in merged.actions:
+                if isinstance(action, Record):
+                    journal.append(conn, session_id, now, action.kind, action.data)
+            decision = [_action_summary(a) for a in merged.actions if not isinstance(a, Record)]
+            if decision:
+                journal.append(conn, session_id, now, "decision", {"actions": decision})
+        return Outcome(merged.actions, row)
+
+    def _lang(self, row: SessionRow, doc: PlanDoc | None, events: Sequence[Event]) -> Lang:
+        """``auto``: the plan's language, else the user's words, else what the session used."""
+        if self.config.lang != "auto":
+            return self.config.lang
+        if doc is not None and doc.plan is not None:
+            return doc.plan.lang
+        prompt = next((e.text for e in events if isinstance(e, UserPrompt) and e.text), None)
+        if prompt:
+            return detect_lang(prompt)
+        return "zh" if row.lang == "zh" else "en"
+
+
+def _event_data(event: Event) -> dict[str, object]:
+    data: dict[str, object] = {"type": type(event).__name__}
+    if isinstance(event, Settled):
+        data.update(
+            aborted=event.aborted,
+            error=event.error,
+            tools=event.activity.tool_calls,
+            context_tokens=event.activity.context_tokens,
+            text_tail=event.last_text[-200:],
+        )
+    elif isinstance(event, UserPrompt):
+        data["text_head"] = event.text[:200]
+    else:
+        for key in ("source", "name"):
+            if hasattr(event, key):
+                data[key] = getattr(event, key)
+    return data
+
+
+def _action_summary(action: Action) -> dict[str, object]:
+    kind = type(action).__name__
+    text = next(
+        (
+            getattr(action, k)
+            for k in ("text", "reason", "summary", "instructions")
+            if hasattr(action, k)
+        ),
+        "",
+    )
+    return {"kind": kind, "text": str(text)[:500]}
+
+
+def _error_data(guard: str, exc: Exception) -> dict[str, object]:
+    return {"guard": guard, "error": type(exc).__name__, "message": str(exc)[:500]}

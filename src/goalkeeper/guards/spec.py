@@ -1,0 +1,131 @@
+"""The guard contract: the one seam between the engine and every policy.
+
+A guard has a stable ``name`` and turns ``(event, its own state, context)`` into a ``Verdict``:
+the actions it asks for and its new state. It never talks to a host, a file or a clock; the
+context carries the time, the config, the plan and the host's capabilities. Built-in guards and
+guards from ``goalkeeper.guards`` entry points pass the same ``register`` check.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from goalkeeper.config import Config
+from goalkeeper.core.messages import Lang, Say
+from goalkeeper.core.plan import PlanDoc
+from goalkeeper.core.values import Action, Capability, Event
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Everything a guard may know besides the event and its own state."""
+
+    now: float
+    config: Config
+    say: Say
+    lang: Lang
+    plan: PlanDoc | None
+    capabilities: frozenset[Capability]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[S]):
+    """What a guard decided: actions in the order it wants them, and its new state (None:
+    unchanged)."""
+
+    actions: tuple[Action, ...] = ()
+    state: S | None = None
+
+
+class Guard(Protocol[S]):
+    name: ClassVar[str]
+
+    def initial_state(self) -> S:
+        """The state of a session this guard has not seen yet."""
+        ...
+
+    def load_state(self, raw: Mapping[str, Any]) -> S:
+        """Rebuild the state from what ``dump_state`` stored; tolerate missing or bad keys."""
+        ...
+
+    def dump_state(self, state: S) -> dict[str, Any]:
+        """A JSON-ready form of the state."""
+        ...
+
+    def on_event(self, event: Event, state: S, ctx: Context) -> Verdict[S]:
+        """Decide. Pure: no I/O, no clock, no environment."""
+        ...
+
+
+class GuardRegistrationError(ValueError):
+    """A guard does not fulfil the contract; the message names the guard and what is wrong."""
+
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_METHODS = {"initial_state": 0, "load_state": 1, "dump_state": 1, "on_event": 3}
+
+
+@dataclass
+class Registry:
+    """The guards of one engine, in the order their actions are merged."""
+
+    guards: list[Guard[Any]]
+
+    def __init__(self) -> None:
+        self.guards = []
+
+    def register(self, guard: Guard[Any]) -> None:
+        """Check the contract now, not when the guard first runs."""
+        name = getattr(type(guard), "name", None)
+        label = name or type(guard).__qualname__
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise GuardRegistrationError(f"guard {label}: 'name' must be a snake_case string")
+        if any(g.name == name for g in self.guards):
+            raise GuardRegistrationError(f"guard {label}: the name '{name}' is already registered")
+        for method, arity in _METHODS.items():
+            fn = getattr(guard, method, None)
+            if not callable(fn):
+                raise GuardRegistrationError(f"guard {label}: missing method {method}()")
+            params = [
+                p
+                for p in inspect.signature(fn).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+            if len(params) != arity:
+                raise GuardRegistrationError(
+                    f"guard {label}: {method}() must take {arity} argument(s), not {len(params)}"
+                )
+        self.guards.append(guard)
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (int, float),
+    "str": (str,),
+    "bool": (bool,),
+    "None": (type(None),),
+}
+D = TypeVar("D")
+
+
+def load_state_value(cls: type[D], raw: Mapping[str, Any]) -> D:
+    """Rebuild a state dataclass from stored JSON: unknown keys and values of the wrong type are
+    dropped (the field keeps its default), so a damaged row degrades instead of crashing."""
+    default = cls()
+    values: dict[str, Any] = {}
+    for f in fields(default):  # type: ignore[arg-type]
+        if f.name not in raw:
+            continue
+        value = raw[f.name]
+        allowed = tuple(t for part in str(f.type).split("|") for t in _TYPES.get(part.strip(), ()))
+        if isinstance(value, bool) and bool not in allowed:
+            continue
+        if allowed and isinstance(value, allowed):
+            values[f.name] = value
+    return replace(default, **values)  # type: ignore[type-var]

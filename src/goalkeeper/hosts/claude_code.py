@@ -1,0 +1,304 @@
+"""Claude Code host: hook JSON in, engine events through the Supervisor, hook JSON out.
+
+Translation only (see ``../shared/reference/claude-code-hooks.md``): SessionStart and
+UserPromptSubmit carry context (``additionalContext``), Stop carries the settle decision
+(``decision: block`` continues the agent; otherwise it stops and the user reads
+``systemMessage``), StopFailure records an error. Tool activity since the previous stop comes
+from the transcript's new tail. ``answer_hook`` is the only place with a broad ``except``: any
+failure answers ``{"systemMessage": …}`` and lets the agent stop (fail open).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goalkeeper.config import Config, load_config
+from goalkeeper.core.messages import render
+from goalkeeper.core.values import (
+    Action,
+    Activity,
+    Advise,
+    BeforeAgentStart,
+    Capability,
+    Close,
+    Continue,
+    Event,
+    Notify,
+    Pause,
+    SessionStart,
+    Settled,
+    UserPrompt,
+)
+
+HOST = "claude"
+CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+DEFAULT_BLOCK_CAP = 8  # Claude Code ends a turn after this many Stop blocks in a row
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure")
+"""The events ``goalkeeper install claude`` registers."""
+DOCUMENTED_EVENTS = frozenset(
+    (
+        "SessionStart",
+        "Setup",
+        "InstructionsLoaded",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "MessageDisplay",
+        "PreToolUse",
+        "PermissionRequest",
+        "PermissionDenied",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Notification",
+        "SubagentStart",
+        "SubagentStop",
+        "TaskCreated",
+        "TaskCompleted",
+        "Stop",
+        "StopFailure",
+        "TeammateIdle",
+        "ConfigChange",
+        "CwdChanged",
+        "DirectoryAdded",
+        "FileChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "PreCompact",
+        "PostCompact",
+        "Elicitation",
+        "ElicitationResult",
+        "SessionEnd",
+    )
+)
+_SOURCES = ("startup", "resume", "compact", "clear", "fork")
+
+
+class HostInputError(ValueError):
+    """The hook input cannot be used; the message says what was wrong with it."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    """The fields of a hook payload goalkeeper uses; unknown keys are ignored."""
+
+    event: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    source: str | None = None
+    prompt: str | None = None
+    last_assistant_message: str | None = None
+    error: str | None = None
+
+
+def parse_input(raw: bytes) -> HookInput:
+    if len(raw) > MAX_INPUT_BYTES:
+        raise HostInputError(f"hook input is larger than {MAX_INPUT_BYTES // 1024 // 1024} MB")
+    if not raw.strip():
+        raise HostInputError("hook input was empty (expected one JSON object on stdin)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HostInputError(f"hook input is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise HostInputError(f"hook input is not valid JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise HostInputError("hook input is not a JSON object")
+    event = payload.get("hook_event_name")
+    if not isinstance(event, str) or not event:
+        raise HostInputError("hook input has no 'hook_event_name'")
+    session_id = payload.get("session_id")
+    if not isinstance(session_id, str) or not session_id:
+        raise HostInputError(f"{event} hook input has no 'session_id'")
+    return HookInput(
+        event=event,
+        session_id=session_id,
+        cwd=_str(payload.get("cwd")),
+        transcript_path=_str(payload.get("transcript_path")),
+        source=_str(payload.get("source")),
+        prompt=_str(payload.get("prompt")),
+        last_assistant_message=_str(payload.get("last_assistant_message")),
+        error=_str(payload.get("error")),
+    )
+
+
+def project_dir(hook: HookInput | None, env: Mapping[str, str], cwd: str) -> Path:
+    """Claude Code names the project in ``CLAUDE_PROJECT_DIR``; else the hook's cwd."""
+    return Path(env.get("CLAUDE_PROJECT_DIR") or (hook.cwd if hook else None) or cwd)
+
+
+def answer_hook(
+    raw: bytes, env: Mapping[str, str], cwd: str, *, clock: Any = None
+) -> tuple[dict[str, Any], Config | None]:
+    """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure.
+
+    Returns the answer and the config used (None when the input was unusable).
+    """
+    lang: Any = "en"
+    hook: HookInput | None = None
+    config: Config | None = None
+    try:
+        hook = parse_input(raw)
+        project = project_dir(hook, env, cwd)
+        config = load_config(project, env)
+        lang = config.lang if config.lang != "auto" else "en"
+        return _answer(hook, project, config, env, clock), config
+    except HostInputError as exc:
+        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
+    except Exception as exc:  # the only broad except on this path: fail open
+        project = project_dir(hook, env, cwd)
+        journal_internal_error(project, hook.session_id if hook else None, exc)
+        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
+        return {"systemMessage": text}, config
+
+
+def _answer(
+    hook: HookInput, project: Path, config: Config, env: Mapping[str, str], clock: Any
+) -> dict[str, Any]:
+    if hook.event not in HOOK_EVENTS:
+        if hook.event in DOCUMENTED_EVENTS:
+            return {}  # a Claude Code event goalkeeper does not use: nothing to say
+        return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
+
+    from goalkeeper.engine.supervisor import Supervisor
+
+    supervisor = Supervisor(project, config, host=HOST, capabilities=CAPABILITIES, clock=clock)
+    stored = _peek_host_state(supervisor, hook.session_id)
+    events, host_state = to_events(hook, stored, config)
+    outcome = supervisor.handle(events, host_state=host_state)
+    answer = to_answer(hook.event, outcome.actions)
+    if hook.event == "SessionStart":  # things the user should know once per session
+        notes = [render("en", "config.warning", warning=w) for w in config.warnings]
+        cap = _block_cap_warning(env, config)
+        notes += [cap] if cap else []
+        if notes:
+            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *notes)))
+    return answer
+
+
+def to_events(
+    hook: HookInput, stored: Mapping[str, Any], config: Config
+) -> tuple[tuple[Event, ...], dict[str, Any]]:
+    """The engine events for a hook, and the host bookkeeping to store with them."""
+    sid = hook.session_id
+    if hook.event == "SessionStart":
+        source = hook.source if hook.source in _SOURCES else "other"
+        return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
+    if hook.event == "UserPromptSubmit":
+        return (UserPrompt(sid, hook.prompt or ""), BeforeAgentStart(sid)), {}
+    if hook.event == "StopFailure":
+        return (
+            Settled(sid, hook.last_assistant_message or "", error=hook.error or "api error"),
+        ), {}
+    activity, host_state = _activity(hook, stored, config)
+    return (Settled(sid, hook.last_assistant_message or "", activity=activity),), host_state
+
+
+def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
+    """Claude Code's hook output for the merged actions of one event."""
+    answer: dict[str, Any] = {}
+    user = [a.text for a in actions if isinstance(a, Notify)]
+    user += [a.reason for a in actions if isinstance(a, Pause)]
+    user += [a.summary for a in actions if isinstance(a, Close)]
+    if event in ("SessionStart", "UserPromptSubmit"):
+        context = "\n\n".join(a.text for a in actions if isinstance(a, Advise))
+        if context:
+            answer["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}
+    elif event == "Stop":
+        reasons = [a.text for a in actions if isinstance(a, Continue)]
+        if reasons:
+            answer["decision"] = "block"
+            answer["reason"] = "\n\n".join(reasons)
+    if user and event != "StopFailure":
+        answer["systemMessage"] = "\n".join(user)
+    return answer
+
+
+def _activity(
+    hook: HookInput, stored: Mapping[str, Any], config: Config
+) -> tuple[Activity, dict[str, Any]]:
+    if not hook.transcript_path:
+        return Activity(), {}
+    from goalkeeper.hosts.claude_transcript import read_tail
+
+    same_file = stored.get("transcript_path") == hook.transcript_path
+    offset = stored.get("transcript_offset") if same_file else None
+    tail = read_tail(
+        hook.transcript_path,
+        offset if isinstance(offset, int) else None,
+        config.transcript_tail_kb * 1024,
+    )
+    if tail is None:
+        return Activity(), {}
+    activity = Activity(tail.tool_calls, tail.context_tokens, tail.size)
+    return activity, {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
+
+
+def _transcript_mark(path: str | None) -> dict[str, Any]:
+    """At session start, remember where the transcript ends: older activity is not this run's."""
+    if not path:
+        return {}
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    return {"transcript_path": path, "transcript_offset": size}
+
+
+def _block_cap_warning(env: Mapping[str, str], config: Config) -> str | None:
+    """Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` Stop blocks in a row
+    (8 by default; 0 disables it). ``goalkeeper install claude`` raises it in the settings'
+    ``env``; say so when the cap in force would cut goalkeeper's loop short."""
+    raw = env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
+    try:
+        cap = int(raw) if raw.strip() else DEFAULT_BLOCK_CAP
+    except ValueError:
+        cap = DEFAULT_BLOCK_CAP
+    if cap == 0 or cap >= config.max_continuations:
+        return None
+    return render("en", "hook.block_cap_low", cap=cap, n=config.max_continuations)
+
+
+def _peek_host_state(supervisor: Any, session_id: str) -> dict[str, Any]:
+    from goalkeeper.store.sessions import get_session
+
+    if not supervisor.store.exists():
+        return {}
+    row = get_session(supervisor.store.connection(), session_id)
+    return dict(row.host_state) if row else {}
+
+
+def journal_internal_error(project: Path, session_id: str | None, exc: BaseException) -> None:
+    """Best effort: record an internal error in the journal; never raises."""
+    try:
+        import time
+        import traceback
+
+        from goalkeeper.store import journal
+        from goalkeeper.store.db import Store
+
+        if not (project / ".goalkeeper").is_dir():
+            return
+        store = Store(project)
+        data = {
+            "error": type(exc).__name__,
+            "message": str(exc)[:500],
+            "traceback": traceback.format_exc(limit=8)[-4000:],
+        }
+        with store.transaction() as conn:
+            journal.append(conn, session_id, time.time(), "error", data)
+        store.close()
+    except Exception:
+        pass
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,229 @@
+"""Merge goalkeeper's hooks into Claude Code settings, and take exactly them out again.
+
+Other hooks and settings are never touched. goalkeeper's handlers are recognised by their
+command (``… goalkeeper hook claude``), so installing twice changes nothing and a moved
+virtualenv is updated in place. Claude Code ends a turn after 8 Stop blocks in a row; a PDCA
+loop needs more, so install raises ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` in the settings' ``env``
+(which Claude Code applies to its own process; verified end to end) to ``max_continuations`` plus
+headroom: goalkeeper's own cap still ends every loop. What install changed in ``env`` is written
+to a receipt, so uninstall restores the previous value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from goalkeeper.hosts.claude_code import HOOK_EVENTS
+
+Scope = Literal["project", "local", "user"]
+BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+BLOCK_CAP_HEADROOM = 10  # room for other Stop hooks that block in the same loop
+HOOK_TIMEOUT_S = 60
+_OURS = re.compile(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
+
+
+class SettingsError(Exception):
+    """The settings file cannot be changed safely; it is left as it was."""
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """What install changed besides its own hooks: env values it set, and what they were."""
+
+    env_set: dict[str, str] = field(default_factory=dict)
+    env_previous: dict[str, str | None] = field(default_factory=dict)
+    created: tuple[str, ...] = ()
+    """Top-level keys ("hooks", "env") that did not exist before install."""
+
+
+def hook_command(executable: str | None = None) -> str:
+    """The command Claude Code runs: this interpreter, so the hook finds this installation."""
+    return f"{shlex.quote(executable or sys.executable)} -m goalkeeper hook claude"
+
+
+def is_goalkeeper_command(command: object) -> bool:
+    return isinstance(command, str) and bool(_OURS.search(command))
+
+
+def settings_path(scope: Scope, project: Path, home: Path) -> Path:
+    if scope == "user":
+        return home / ".claude" / "settings.json"
+    name = "settings.local.json" if scope == "local" else "settings.json"
+    return project / ".claude" / name
+
+
+def receipt_path(scope: Scope, project: Path, home: Path) -> Path:
+    base = home if scope == "user" else project
+    return base / ".goalkeeper" / f"install-claude-{scope}.json"
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The file's JSON object; ``{}`` when it does not exist. Raises ``SettingsError`` for
+    anything that is not a JSON object, so a file we cannot parse is never overwritten."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read {path}: {exc}") from exc
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(f"{path} is not valid JSON ({exc}); fix it first") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path} does not hold a JSON object; fix it first")
+    return data
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def add_hooks(
+    settings: dict[str, Any], command: str, block_cap: int
+) -> tuple[dict[str, Any], Receipt, list[str]]:
+    """A copy of ``settings`` with goalkeeper's hooks and block cap; also the receipt and a
+    list of what changed (empty when it was already installed)."""
+    data = json.loads(json.dumps(settings))  # deep copy, JSON types only
+    created = tuple(key for key in ("hooks", "env") if key not in data)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsError("'hooks' in the settings is not an object; fix it first")
+    changes: list[str] = []
+    for event in HOOK_EVENTS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise SettingsError(f"'hooks.{event}' in the settings is not a list; fix it first")
+        handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+        existing = _our_handlers(groups)
+        if not existing:
+            groups.append({"hooks": [handler]})
+            changes.append(f"added the {event} hook")
+        for found in existing:
+            if found.get("command") != command or found.get("timeout") != HOOK_TIMEOUT_S:
+                found.update(handler)
+                changes.append(f"updated the {event} hook")
+    receipt = Receipt(created=created)
+    env = data.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise SettingsError("'env' in the settings is not an object; fix it first")
+    current = env.get(BLOCK_CAP_VAR)
+    if not _cap_is_enough(current, block_cap):
+        env[BLOCK_CAP_VAR] = str(block_cap)
+        receipt = Receipt(
+            {BLOCK_CAP_VAR: str(block_cap)}, {BLOCK_CAP_VAR: _as_str(current)}, created
+        )
+        changes.append(f"set env {BLOCK_CAP_VAR}={block_cap}")
+    if not env and "env" in created:
+        del data["env"]
+    return data, receipt, changes
+
+
+def remove_hooks(
+    settings: dict[str, Any], receipt: Receipt | None
+) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``settings`` without goalkeeper's handlers and without the env values its
+    receipt says it set (restoring what was there before)."""
+    data = json.loads(json.dumps(settings))
+    changes: list[str] = []
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept_groups = []
+            for group in groups:
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                if not isinstance(handlers, list):
+                    kept_groups.append(group)
+                    continue
+                kept = [
+                    h
+                    for h in handlers
+                    if not (isinstance(h, dict) and is_goalkeeper_command(h.get("command")))
+                ]
+                if len(kept) != len(handlers):
+                    changes.append(f"removed the {event} hook")
+                if kept:
+                    kept_groups.append({**group, "hooks": kept})
+            if kept_groups:
+                hooks[event] = kept_groups
+            else:
+                del hooks[event]
+        if not hooks and (receipt is None or "hooks" in receipt.created):
+            del data["hooks"]
+    env = data.get("env")
+    if receipt is not None and isinstance(env, dict):
+        for key, value in receipt.env_set.items():
+            if env.get(key) != value:
+                continue  # changed since install: the user's now
+            previous = receipt.env_previous.get(key)
+            if previous is None:
+                del env[key]
+            else:
+                env[key] = previous
+            changes.append(f"restored env {key}")
+        if not env and "env" in receipt.created:
+            del data["env"]
+    return data, changes
+
+
+def save_receipt(path: Path, receipt: Receipt) -> None:
+    write_json_atomic(
+        path,
+        {
+            "env_set": receipt.env_set,
+            "env_previous": receipt.env_previous,
+            "created": list(receipt.created),
+        },
+    )
+
+
+def load_receipt(path: Path) -> Receipt | None:
+    try:
+        raw = read_json_object(path)
+    except SettingsError:
+        return None
+    env_set, previous, created = raw.get("env_set"), raw.get("env_previous"), raw.get("created")
+    if not isinstance(env_set, dict) or not isinstance(previous, dict):
+        return None
+    return Receipt(
+        {str(k): str(v) for k, v in env_set.items()},
+        {str(k): (None if v is None else str(v)) for k, v in previous.items()},
+        tuple(str(k) for k in created) if isinstance(created, list) else (),
+    )
+
+
+def _our_handlers(groups: list[Any]) -> list[dict[str, Any]]:
+    found = []
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for handler in handlers if isinstance(handlers, list) else []:
+            if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
+                found.append(handler)
+    return found
+
+
+def _cap_is_enough(value: object, needed: int) -> bool:
+    try:
+        cap = int(str(value))
+    except ValueError:
+        return False
+    return cap == 0 or cap >= needed
+
+
+def _as_str(value: object) -> str | None:
+    return None if value is None else str(value)

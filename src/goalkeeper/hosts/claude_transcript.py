@@ -1,0 +1,86 @@
+"""Read what happened since the previous stop from the **new tail** of a Claude Code transcript.
+
+The transcript is JSONL and only grows, so the Stop hook remembers the byte offset it read up to
+and next time reads from there: a 200 MB transcript costs the same as a 1 MB one. Without a
+remembered offset (goalkeeper installed mid-session) at most ``max_bytes`` of the end are read.
+Only assistant lines that mention ``tool_use`` or ``usage`` are decoded. The file can lag behind
+the hook (seen on 2.1.197): an unfinished last line is left for the next read, and a missing
+file simply means "not measured".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptTail:
+    tool_calls: int
+    context_tokens: int | None
+    size: int
+    offset: int
+    """Where the next read starts: just after the last complete line read."""
+
+
+def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
+    """Tool calls and the latest context size in the transcript after ``offset``; None when the
+    file cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            known = offset is not None and 0 <= offset <= size
+            start = offset if known and offset is not None else max(0, size - max_bytes)
+            if size - start > max_bytes:
+                start, known = size - max_bytes, False
+            f.seek(start)
+            data = f.read(size - start)
+    except OSError:
+        return None
+    end = data.rfind(b"\n") + 1  # an unfinished last line waits for the next read
+    body = data[:end]
+    if start > 0 and not known:
+        body = body[body.find(b"\n") + 1 :]  # began mid-line
+    tool_ids: set[str] = set()
+    anonymous = 0
+    last_usage: bytes | None = None
+    for line in body.split(b"\n"):
+        if b'"assistant"' not in line:
+            continue
+        if b'"tool_use"' in line:
+            for block in _content(line):
+                if block.get("type") == "tool_use":
+                    ident = block.get("id")
+                    if isinstance(ident, str):
+                        tool_ids.add(ident)
+                    else:
+                        anonymous += 1
+        if b'"usage"' in line:
+            last_usage = line
+    return TranscriptTail(len(tool_ids) + anonymous, _context_tokens(last_usage), size, start + end)
+
+
+def _content(line: bytes) -> list[dict[str, object]]:
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return []
+    message = entry.get("message") if isinstance(entry, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _context_tokens(line: bytes | None) -> int | None:
+    """Input plus cached tokens of the latest request: how full the context window is."""
+    if line is None:
+        return None
+    try:
+        entry = json.loads(line)
+        usage = entry["message"]["usage"]
+        total = sum(
+            int(usage.get(k) or 0)
+            for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return total or None

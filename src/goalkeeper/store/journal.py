@@ -1,0 +1,58 @@
+"""The event journal: what happened and what goalkeeper decided, for ``status`` and post-mortems.
+
+Append-only; old entries are pruned so the file stays small over months of use.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+KEEP = 20_000  # entries kept per project; pruning runs every PRUNE_EVERY appends
+PRUNE_EVERY = 500
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    id: int
+    session_id: str | None
+    at: float
+    kind: str
+    data: dict[str, Any]
+
+
+def append(
+    conn: sqlite3.Connection, session_id: str | None, at: float, kind: str, data: dict[str, Any]
+) -> None:
+    cur = conn.execute(
+        "INSERT INTO journal (session_id, at, kind, data) VALUES (?, ?, ?, ?)",
+        (session_id, at, kind, json.dumps(data, ensure_ascii=False, default=str)),
+    )
+    if cur.lastrowid and cur.lastrowid % PRUNE_EVERY == 0:
+        conn.execute("DELETE FROM journal WHERE id <= ?", (cur.lastrowid - KEEP,))
+
+
+def recent(
+    conn: sqlite3.Connection, limit: int = 20, session_id: str | None = None
+) -> list[JournalEntry]:
+    if session_id is None:
+        rows = conn.execute(
+            "SELECT id, session_id, at, kind, data FROM journal ORDER BY id DESC LIMIT ?", (limit,)
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            "SELECT id, session_id, at, kind, data FROM journal WHERE session_id = ? "
+            "ORDER BY id DESC LIMIT ?",
+            (session_id, limit),
+        ).fetchall()
+    return [JournalEntry(r[0], r[1], r[2], r[3], _data(r[4])) for r in reversed(rows)]
+
+
+def _data(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

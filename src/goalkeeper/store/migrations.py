@@ -1,0 +1,41 @@
+"""The state schema, as an append-only list of named migrations.
+
+The applied count lives in ``PRAGMA user_version``, so the hot path reads one integer. Never edit
+or reorder a released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE sessions (
+            session_id    TEXT PRIMARY KEY,
+            host          TEXT NOT NULL,
+            created_at    REAL NOT NULL,
+            updated_at    REAL NOT NULL,
+            events        INTEGER NOT NULL DEFAULT 0,
+            continuations INTEGER NOT NULL DEFAULT 0,
+            lang          TEXT,
+            guards        TEXT NOT NULL DEFAULT '{}',
+            host_state    TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE journal (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT,
+            at         REAL NOT NULL,
+            kind       TEXT NOT NULL,
+            data       TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    conn.execute("CREATE INDEX journal_by_session ON journal (session_id, id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_initial,)
