@@ -40,8 +40,9 @@ def _docs() -> dict[str, str]:
     body = cls.body if isinstance(cls, ast.ClassDef) else []
     docs: dict[str, str] = {}
     for node, following in itertools.pairwise(body):
-        documented = isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and documented:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        if isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant):
             docs[node.target.id] = str(following.value.value).strip().splitlines()[0]
     return docs
 
