@@ -8,7 +8,7 @@ from goalkeeper.cli.app import App, ExitCode, echo_json
 from goalkeeper.config import Config, load_config, relevant_env
 
 
-@click.command("config")
+@click.command("config", short_help="Show the resolved configuration and its warnings.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def config_command(app: App, as_json: bool) -> int:

@@ -9,7 +9,11 @@ from __future__ import annotations
 import click
 
 
-@click.command("hook", context_settings={"ignore_unknown_options": True})
+@click.command(
+    "hook",
+    short_help="Answer one agent hook event (stdin JSON → stdout JSON).",
+    context_settings={"ignore_unknown_options": True},
+)
 @click.argument("host", type=click.Choice(["claude"]))
 def hook_command(host: str) -> int:
     """Answer one hook event from HOST (claude): the hook JSON on stdin, the answer on stdout.

@@ -52,7 +52,7 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-@click.command("install")
+@click.command("install", short_help="Register goalkeeper's hooks with an agent (claude).")
 @click.argument("host", type=click.Choice(["claude"]))
 @scope_options
 @click.option(
@@ -114,7 +114,7 @@ def install_command(
     return int(ExitCode.OK)
 
 
-@click.command("uninstall")
+@click.command("uninstall", short_help="Remove exactly what install added.")
 @click.argument("host", type=click.Choice(["claude"]))
 @scope_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

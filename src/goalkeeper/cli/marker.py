@@ -11,7 +11,7 @@ from goalkeeper.cli.app import ExitCode, echo_json
 from goalkeeper.core.markers import parse_marker
 
 
-@click.command("marker")
+@click.command("marker", short_help="Print the last [PDCA] marker of a reply.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"phase": …, "reason": …}.')
 @click.argument("file", type=click.File("rb"), default="-", required=False)
 def marker_command(as_json: bool, file: IO[bytes] | None) -> int:

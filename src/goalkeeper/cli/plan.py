@@ -12,7 +12,7 @@ from goalkeeper.store.documents import load_plan
 STATE_MARK = {"open": "[ ]", "done": "[x]", "cancelled": "[-]"}
 
 
-@click.command("plan")
+@click.command("plan", short_help="Show the plan goalkeeper would use and what keeps it open.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see docs/cli.md).")
 @click.pass_obj
 def plan_command(app: App, as_json: bool) -> int:

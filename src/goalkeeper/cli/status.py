@@ -13,7 +13,7 @@ from goalkeeper.store.db import Store
 from goalkeeper.store.sessions import SessionRow, list_sessions
 
 
-@click.command("status")
+@click.command("status", short_help="Show sessions, their PDCA phase and recent decisions.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--session", "session_id", help="Only this session's journal.")
 @click.option("--limit", default=15, show_default=True, help="How many journal entries to show.")

@@ -40,7 +40,7 @@ MESSAGES: dict[str, str] = {
     "anchors.leaf": "- Next map leaf: {leaf}",
     "anchors.map_done": "- Story map: every leaf is done or cancelled.",
     "anchors.swot": "- SWOT: {swot}",
-    "anchors.progress": "{current} of {baseline} → {target}",
+    "anchors.progress": "now {current}; {baseline} → {target}",
     # -- next phase ----------------------------------------------------------------------------
     "phase.plan": (
         "Plan recorded. Next: [PDCA] do: change one variable, the one with the most effect on "

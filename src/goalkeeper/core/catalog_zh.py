@@ -30,7 +30,7 @@ MESSAGES: dict[str, str] = {
     "anchors.leaf": "- 地图上的下一片叶子：{leaf}",
     "anchors.map_done": "- 用户故事地图：所有叶子都已完成或取消。",
     "anchors.swot": "- SWOT：{swot}",
-    "anchors.progress": "当前 {current}，{baseline} → {target}",
+    "anchors.progress": "当前 {current}；{baseline} → {target}",
     "phase.plan": "计划已更新。下一步：[PDCA] do：只动一个变量——对未完成 KR 的证据影响最大的那个——并且要有实际动作。",
     "phase.do": "改动已完成。下一步：[PDCA] check：用可复跑的证据验证（跑测试、跑命令、测指标），并与预期对比。",
     "phase.check": "证据已到手。下一步：[PDCA] act：证据支持的就标准化，证据推翻的就改写计划。在计划里勾上已证明的项（`- [x]`）。",

@@ -1,0 +1,23 @@
+"""Every test runs in its own folder with goalkeeper's environment cleared.
+
+The warm engine process is switched off (``GOALKEEPER_SERVER=off``) so no test leaves a
+background process behind; the tests of the server itself switch it on explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    for key in list(os.environ):
+        if key.startswith(("GOALKEEPER_", "PI_TODONE_", "CLAUDE_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("GOALKEEPER_SERVER", "off")
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path

@@ -1,0 +1,197 @@
+"""The Claude Code host: recorded hook payloads in, golden hook answers out.
+
+Payloads in ``fixtures/`` follow the captures in ``claude-code-hooks.md``; ``TRANSCRIPT`` and
+``PROJECT`` are replaced with paths in the test's project. Set ``GOALKEEPER_UPDATE_GOLDEN=1`` to
+rewrite the ``*.answer.json`` files after an intended change, then review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goalkeeper.hosts.claude_code import HostInputError, answer_hook, parse_input
+
+FIXTURES = Path(__file__).parent / "fixtures"
+UPDATE = os.environ.get("GOALKEEPER_UPDATE_GOLDEN") == "1"
+PLAN = """# Report --json
+## SWOT
+S: the CLI has tests
+W: no JSON output yet
+O: click supports it
+T: scripts parse the text
+## Objective
+Scripts read the report as JSON. Then more.
+## Key Results
+- [ ] KR1: report commands with --json 0 → 3, current 1
+- [-] KR2: YAML output (cancelled: nobody asked)
+## User Story Map
+- Slice 1: minimal loop
+  - [x] user runs report --json
+  - [ ] output validates against the schema
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "plan" / "report.md").write_text(PLAN, encoding="utf-8")
+    return tmp_path
+
+
+def payload(name: str, project: Path, **changes: Any) -> bytes:
+    data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    data.update(cwd=str(project), transcript_path=str(project / "transcript.jsonl"), **changes)
+    return json.dumps(data).encode()
+
+
+def answer(raw: bytes, project: Path, **env: str) -> dict[str, Any]:
+    result, _ = answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project), **env}, str(project))
+    return result
+
+
+def golden(name: str, value: dict[str, Any]) -> None:
+    path = FIXTURES / name.replace(".json", ".answer.json")
+    if UPDATE or not path.exists():
+        path.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert value == json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "session_start.json",
+        "session_start_compact.json",
+        "user_prompt_submit.json",
+        "stop_complete_early.json",
+        "stop_do.json",
+        "stop_failure.json",
+        "session_end.json",
+    ],
+)
+def test_recorded_payloads_give_the_golden_answers(name: str, project: Path) -> None:
+    """Each recorded hook payload gets exactly the reviewed answer."""
+    golden(name, answer(payload(name, project), project, CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="50"))
+
+
+def test_session_start_injects_static_guidance_then_anchors(project: Path) -> None:
+    """SessionStart context starts with the unchanging guidance (cache-safe), then the anchors."""
+    result = answer(
+        payload("session_start.json", project), project, CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="50"
+    )
+    context = result["hookSpecificOutput"]["additionalContext"]
+    assert result["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert context.startswith("goalkeeper keeps this task on its plan until it is proven done.")
+    assert "Plan anchors (from plan/report.md):" in context
+    assert "systemMessage" not in result
+
+
+def test_session_start_warns_when_claude_codes_block_cap_is_low(project: Path) -> None:
+    """Without the raised cap, the user is told once, at session start."""
+    result = answer(payload("session_start.json", project), project)
+    assert (
+        "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8 is below max_continuations=40" in result["systemMessage"]
+    )
+
+
+def test_early_complete_is_refused_with_every_gate(project: Path) -> None:
+    """A Stop with [PDCA] complete and open work blocks the stop, naming every open gate."""
+    result = answer(payload("stop_complete_early.json", project), project)
+    assert result["decision"] == "block"
+    reason = result["reason"]
+    assert reason.startswith("Not closed yet: 3 gate(s) still open.")
+    assert "KR1: report commands with --json 0 → 3, current 1" in reason
+    assert "output validates against the schema" in reason
+    assert "KR2" not in reason  # cancelled with a reason: closed
+
+
+def test_stop_failure_records_a_pause_without_output(project: Path) -> None:
+    """StopFailure output is ignored by Claude Code; the error is journaled as a pause."""
+    assert answer(payload("stop_failure.json", project), project) == {}
+    from goalkeeper.store import journal
+    from goalkeeper.store.db import Store
+
+    entries = journal.recent(Store(project).connection(), 10)
+    decision = [e for e in entries if e.kind == "decision"][-1]
+    assert decision.data["actions"][0]["kind"] == "Pause"
+    assert "server_error" in decision.data["actions"][0]["text"]
+
+
+def test_transcript_tail_feeds_the_tool_count(project: Path) -> None:
+    """Tool calls since the previous stop come from the transcript's new tail."""
+    transcript = project / "transcript.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    answer(payload("session_start.json", project), project)
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(
+            json.dumps(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": "m1",
+                        "content": [
+                            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}}
+                        ],
+                    },
+                }
+            )
+            + "\n"
+        )
+    for text in ("[PDCA] do", "[PDCA] check"):
+        answer(payload("stop_do.json", project, last_assistant_message=text), project)
+    # the check round read no new tool_use, so the check has no evidence
+    result = answer(payload("stop_complete_early.json", project), project)
+    assert "the last [PDCA] check ran no tool" in result["reason"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b"", "hook input was empty"),
+        (b"   \n", "hook input was empty"),
+        (b"{not json", "hook input is not valid JSON"),
+        (b"[1, 2]", "hook input is not a JSON object"),
+        (b'{"session_id": "s"}', "hook input has no 'hook_event_name'"),
+        (b'{"hook_event_name": "Stop"}', "Stop hook input has no 'session_id'"),
+        (b'{"hook_event_name": "Stop", "session_id": "\xff\xfe"}', "hook input is not valid UTF-8"),
+    ],
+)
+def test_bad_input_gets_a_clear_message_and_never_blocks(
+    raw: bytes, problem: str, project: Path
+) -> None:
+    """Malformed input: a systemMessage saying what was wrong, no decision, no exception."""
+    result = answer(raw, project)
+    assert set(result) == {"systemMessage"}
+    assert problem in result["systemMessage"]
+    assert "the agent was not blocked" in result["systemMessage"]
+
+
+def test_unknown_and_unused_events(project: Path) -> None:
+    """Claude Code events goalkeeper does not use are answered with {}; unknown ones are named."""
+    assert answer(payload("session_end.json", project), project) == {}
+    result = answer(b'{"hook_event_name": "Teleport", "session_id": "s"}', project)
+    assert result == {"systemMessage": "goalkeeper: ignored the unknown hook event 'Teleport'."}
+
+
+def test_parse_input_ignores_unknown_keys() -> None:
+    """Hosts add fields; the parser keeps what it knows."""
+    hook = parse_input(b'{"hook_event_name": "Stop", "session_id": "s", "brand_new": [1]}')
+    assert hook.event == "Stop" and hook.session_id == "s"
+    with pytest.raises(HostInputError):
+        parse_input(b"x" * (16 * 1024 * 1024 + 1))
+
+
+def test_damaged_state_database_fails_open(project: Path) -> None:
+    """A corrupt state.db never blocks the agent, is named in the message, and is left as is."""
+    (project / ".goalkeeper").mkdir()
+    db = project / ".goalkeeper" / "state.db"
+    db.write_bytes(b"this is not a database" * 100)
+    result = answer(payload("stop_complete_early.json", project), project)
+    assert set(result) == {"systemMessage"}
+    assert "the agent was not blocked" in result["systemMessage"]
+    assert "state.db" in result["systemMessage"]
+    assert db.read_bytes() == b"this is not a database" * 100

@@ -1,0 +1,131 @@
+"""Installing goalkeeper's hooks into Claude Code settings, and taking exactly them out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.hosts.claude_settings import (
+    BLOCK_CAP_VAR,
+    SettingsError,
+    add_hooks,
+    hook_command,
+    is_goalkeeper_command,
+    load_receipt,
+    read_json_object,
+    remove_hooks,
+    save_receipt,
+)
+
+CMD = "/venv/bin/python -m goalkeeper hook claude"
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test:*)"]},
+    "env": {"FOO": "1"},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+        ],
+    },
+}
+
+
+def test_install_adds_four_hooks_and_raises_the_block_cap() -> None:
+    """SessionStart, UserPromptSubmit, Stop and StopFailure run goalkeeper; the cap is raised."""
+    after, receipt, changes = add_hooks({}, CMD, 50)
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure"):
+        assert after["hooks"][event] == [
+            {"hooks": [{"type": "command", "command": CMD, "timeout": 60}]}
+        ]
+    assert after["env"] == {BLOCK_CAP_VAR: "50"}
+    assert receipt.env_set == {BLOCK_CAP_VAR: "50"} and receipt.env_previous == {
+        BLOCK_CAP_VAR: None
+    }
+    assert len(changes) == 5
+
+
+def test_install_keeps_everything_else_and_is_idempotent() -> None:
+    """Other hooks and settings stay; installing twice changes nothing."""
+    once, _, _ = add_hooks(USER_SETTINGS, CMD, 50)
+    assert once["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
+    assert once["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    assert once["model"] == "opus" and once["env"]["FOO"] == "1"
+    twice, _, changes = add_hooks(once, CMD, 50)
+    assert twice == once and changes == []
+
+
+def test_reinstall_from_another_venv_updates_the_command_in_place() -> None:
+    """A moved virtualenv is updated, never duplicated."""
+    once, _, _ = add_hooks({}, CMD, 50)
+    moved, _, changes = add_hooks(once, "/other/python -m goalkeeper hook claude", 50)
+    assert len(moved["hooks"]["Stop"]) == 1
+    assert moved["hooks"]["Stop"][0]["hooks"][0]["command"].startswith("/other/python")
+    assert "updated the Stop hook" in changes
+
+
+def test_uninstall_removes_exactly_what_install_added() -> None:
+    """install then uninstall gives back the original settings."""
+    after, receipt, _ = add_hooks(USER_SETTINGS, CMD, 50)
+    restored, changes = remove_hooks(after, receipt)
+    assert restored == USER_SETTINGS
+    assert "removed the Stop hook" in changes and f"restored env {BLOCK_CAP_VAR}" in changes
+    empty_after, empty_receipt, _ = add_hooks({}, CMD, 50)
+    assert remove_hooks(empty_after, empty_receipt)[0] == {}
+
+
+def test_a_lower_user_cap_is_raised_and_restored_on_uninstall() -> None:
+    """A cap that would cut the loop is raised; uninstall puts the user's value back."""
+    settings = {"env": {BLOCK_CAP_VAR: "5"}}
+    after, receipt, _ = add_hooks(settings, CMD, 50)
+    assert after["env"][BLOCK_CAP_VAR] == "50"
+    assert remove_hooks(after, receipt)[0] == settings
+
+
+def test_a_sufficient_or_disabled_cap_is_left_alone() -> None:
+    """0 (no cap) or a high enough value is the user's choice and stays."""
+    for value in ("0", "99"):
+        after, receipt, _ = add_hooks({"env": {BLOCK_CAP_VAR: value}}, CMD, 50)
+        assert after["env"][BLOCK_CAP_VAR] == value and receipt.env_set == {}
+
+
+def test_a_cap_the_user_changed_after_install_is_not_touched() -> None:
+    """Uninstall only restores a value that is still the one install wrote."""
+    after, receipt, _ = add_hooks({}, CMD, 50)
+    after["env"][BLOCK_CAP_VAR] = "70"
+    restored, _ = remove_hooks(after, receipt)
+    assert restored["env"] == {BLOCK_CAP_VAR: "70"}
+
+
+def test_recognises_goalkeeper_commands_only() -> None:
+    """Shell and module forms are ours; look-alikes are not."""
+    assert is_goalkeeper_command(hook_command("/x y/python"))
+    assert is_goalkeeper_command("goalkeeper hook claude")
+    assert is_goalkeeper_command("'/venv/bin/goalkeeper' hook claude")
+    assert not is_goalkeeper_command("notgoalkeeper hook claude")
+    assert not is_goalkeeper_command("goalkeeper plan")
+    assert not is_goalkeeper_command(None)
+
+
+def test_settings_that_are_not_an_object_are_refused(tmp_path: Path) -> None:
+    """Invalid JSON or a wrong shape raises SettingsError; nothing is written."""
+    bad = tmp_path / "settings.json"
+    bad.write_text("{ nope", encoding="utf-8")
+    with pytest.raises(SettingsError, match="not valid JSON"):
+        read_json_object(bad)
+    with pytest.raises(SettingsError, match="'hooks' in the settings is not an object"):
+        add_hooks({"hooks": []}, CMD, 50)
+    with pytest.raises(SettingsError, match=r"'hooks\.Stop' in the settings is not a list"):
+        add_hooks({"hooks": {"Stop": {}}}, CMD, 50)
+
+
+def test_receipt_round_trip(tmp_path: Path) -> None:
+    """The receipt survives a write and a read; a damaged one reads as None."""
+    _, receipt, _ = add_hooks({}, CMD, 50)
+    path = tmp_path / "r.json"
+    save_receipt(path, receipt)
+    assert load_receipt(path) == receipt
+    path.write_text(json.dumps({"env_set": 3}), encoding="utf-8")
+    assert load_receipt(path) is None
