@@ -308,3 +308,12 @@ def test_notify_is_only_for_broken_plans() -> None:
     assert not any(
         isinstance(a, Notify | Pause | Close | Compact) for v in verdicts for a in v.actions
     )
+
+
+def test_a_plan_read_with_a_caveat_is_used_and_the_user_told_once() -> None:
+    """Invalid UTF-8 in the plan: the plan still drives the decision; one notice for the user."""
+    doc = replace(plan_doc(PLAN), note="invalid UTF-8 at byte 7; read with replacement characters")
+    first = settle(CadenceState(), "[PDCA] do", ctx=context(doc))
+    assert kinds(first) == ["Continue", "Notify"]
+    second = settle(first.state or CadenceState(), "[PDCA] check", ctx=context(doc))
+    assert kinds(second) == ["Continue"]

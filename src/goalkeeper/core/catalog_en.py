@@ -134,6 +134,7 @@ MESSAGES: dict[str, str] = {
     "close.done_no_plan": "goalkeeper: [PDCA] complete reported; no plan file to check.",
     # -- problems (for the user) ---------------------------------------------------------------
     "plan.unreadable": "goalkeeper: the plan {path} could not be used ({problem}); gates are not checked until it is fixed.",
+    "plan.note": "goalkeeper: the plan {path} was used with a caveat: {note}.",
     "hook.internal_error": "goalkeeper: internal error ({error}); the agent was not blocked. Details: goalkeeper status.",
     "hook.bad_input": "goalkeeper: {problem}; the agent was not blocked.",
     "hook.unknown_event": "goalkeeper: ignored the unknown hook event '{event}'.",

@@ -68,6 +68,7 @@ MESSAGES: dict[str, str] = {
     "close.done": "goalkeeper：所有门都已通过（{gates}）；任务收口。",
     "close.done_no_plan": "goalkeeper：已报告 [PDCA] complete；没有计划文件可检查。",
     "plan.unreadable": "goalkeeper：计划 {path} 无法使用（{problem}）；修好之前不检查收口门。",
+    "plan.note": "goalkeeper：计划 {path} 已使用，但有一个问题：{note}。",
     "hook.internal_error": "goalkeeper：内部错误（{error}）；没有阻塞 agent。详情：goalkeeper status。",
     "hook.bad_input": "goalkeeper：{problem}；没有阻塞 agent。",
     "hook.unknown_event": "goalkeeper：忽略未知的 hook 事件 '{event}'。",

@@ -104,7 +104,19 @@ def _anchor_advice(ctx: Context) -> tuple[Action, ...]:
 
 
 def decide_settle(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]:
-    """Seed 000 §3 and §6: one decision per true settle. Pure; every branch is bounded."""
+    """Seed 000 §3 and §6: one decision per true settle. Pure; every branch is bounded.
+
+    A plan read with a caveat (invalid UTF-8) is used, and the user is told once."""
+    verdict = _decide(ev, s, ctx)
+    state = verdict.state or s
+    doc = ctx.plan
+    if doc is not None and doc.plan is not None and doc.note and state.notified_problem != doc.note:
+        notice = Notify(ctx.say("plan.note", path=doc.path, note=doc.note), "warning")
+        return Verdict((*verdict.actions, notice), replace(state, notified_problem=doc.note))
+    return verdict
+
+
+def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]:
     cfg, say = ctx.config, ctx.say
     tools = _tool_calls(ev, s)
     marker = parse_marker(ev.last_text)

@@ -120,6 +120,8 @@ def ask_server(path: str, request: bytes) -> bytes | None:
     may already be applied): the answer then lets the agent go and says why."""
     import _socket
 
+    if not hasattr(_socket, "AF_UNIX"):  # no Unix sockets (Windows): always in-process
+        return None
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)

@@ -37,8 +37,8 @@ WATCH_EVERY_S = 2.0
 class SourceWatcher:
     """Notices when goalkeeper's own source files change under a running server."""
 
-    def __init__(self) -> None:
-        self.root = Path(goalkeeper.__file__).parent
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or Path(goalkeeper.__file__).parent
         self.snapshot = self._scan()
         self.checked = time.monotonic()
 
