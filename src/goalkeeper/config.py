@@ -11,6 +11,7 @@ request from the environment of the hook process that sent it.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -101,7 +102,7 @@ def load_config(
 def _file_tables(project: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any]]]:
     tables: list[tuple[Path, dict[str, Any]]] = []
     pyproject = project / "pyproject.toml"
-    data = _read_toml(pyproject, warnings, needle=b"[tool.goalkeeper")
+    data = _read_toml(pyproject, warnings, needle=b"goalkeeper")
     if data is not None:
         table = data.get("tool", {}).get("goalkeeper")
         if isinstance(table, dict):
@@ -174,6 +175,8 @@ def _coerce(name: str, raw: object, default: object) -> object:
     elif isinstance(default, float):
         value = _to_number(raw, float)
     else:
+        if not isinstance(raw, str):
+            raise ValueError("expected text")
         text = str(raw).strip().lower()
         if name in _CHOICES and text not in _CHOICES[name]:
             raise ValueError("expected one of " + ", ".join(_CHOICES[name]))
@@ -189,17 +192,24 @@ def _coerce(name: str, raw: object, default: object) -> object:
     return value
 
 
+MAX_NUMBER = 1e12  # far beyond any sensible setting, far below float overflow
+
+
 def _to_number(raw: object, kind: Callable[[str], float]) -> float:
-    if isinstance(raw, bool):
+    """A finite number of the right kind; NaN, infinity and absurd sizes are invalid."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
         raise ValueError("expected a number")
-    if isinstance(raw, int | float):
-        if kind is int and float(raw) != int(raw):
-            raise ValueError("expected a whole number")
-        return kind(str(int(raw))) if kind is int else float(raw)
     try:
-        return kind(str(raw).strip())
-    except ValueError:
+        value = float(raw.strip()) if isinstance(raw, str) else float(raw)
+    except (ValueError, OverflowError):
         raise ValueError("expected a number") from None
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        raise ValueError("expected a finite number")
+    if kind is int:
+        if value != int(value):
+            raise ValueError("expected a whole number")
+        return int(value)
+    return value
 
 
 def _to_bool(raw: object) -> bool:

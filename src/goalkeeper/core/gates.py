@@ -81,14 +81,14 @@ def evaluate_okr_gate(plan: Plan) -> GateResult:
 
 
 def evaluate_map_gate(plan: Plan) -> GateResult:
-    """No leaf of the story map may stay open; only leaves count, cancelled subtrees are skipped."""
-    items = tuple(
-        item
-        for leaf in plan.leaves
-        if (item := _open_item(leaf.text, leaf.state, leaf.reason, leaf.line, leaf.cancelled_by))
-        is not None
-    )
-    return GateResult("map", not items, items)
+    """No leaf of the story map may stay open; only leaves count. A cancelled subtree is closed
+    when its cancelled node gives a reason; without one, that node is named once."""
+    items: list[OpenItem] = []
+    for leaf in plan.leaves:
+        item = _open_item(leaf.cancelled_by or leaf.text, leaf.state, leaf.reason, leaf.line)
+        if item is not None and item not in items and all(i.text != item.text for i in items):
+            items.append(item)
+    return GateResult("map", not items, tuple(items))
 
 
 def evaluate_plan_gates(plan: Plan) -> GateReport:
@@ -107,11 +107,9 @@ def evaluate_gates(plan: Plan, history: CheckHistory, *, require_tool: bool = Tr
     )
 
 
-def _open_item(
-    text: str, state: ItemState, reason: str | None, line: int, cancelled_by: str | None = None
-) -> OpenItem | None:
+def _open_item(text: str, state: ItemState, reason: str | None, line: int) -> OpenItem | None:
     if state == "open":
         return OpenItem(text, "open", line)
-    if state == "cancelled" and reason is None and cancelled_by is None:
+    if state == "cancelled" and reason is None:
         return OpenItem(text, "no_reason", line)
     return None

@@ -26,9 +26,9 @@ _LEGACY_PLAN = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _MAP = re.compile(_LEAD + r"\[MAP\][*_]{0,3}[ \t]*([^\n]*)", re.IGNORECASE | re.MULTILINE)
-_COORD = re.compile(r"(?:^|\s)@(\S+)")
+_COORD = re.compile(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is prose
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 _LEGACY_PHASE: dict[str, Phase] = {"working": "do", "complete": "complete", "blocked": "blocked"}
 
 
@@ -51,9 +51,9 @@ def strip_code(text: str) -> str:
     fence: tuple[str, int] | None = None
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if fence is not None:
-            s = line.lstrip(" ")
+            s = line.lstrip(" \t")
             run = len(s) - len(s.lstrip(fence[0]))
-            if len(line) - len(s) <= 3 and run >= fence[1] and not s[run:].strip():
+            if run >= fence[1] and not s[run:].strip():
                 fence = None
             out.append("")
             continue

@@ -16,12 +16,12 @@ ItemState = Literal["open", "done", "cancelled"]
 Section = Literal["swot", "objective", "key_results", "map"]
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 _BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[([ xX-])\](?:[ \t]+|$))?(.*)$")
 _SWOT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?([SWOTswot])(?:\*\*|__)?\s*(?:[（(][^）)]*[）)])?"
-    r"\s*(?:\*\*|__)?\s*[:：]\s*(.*)$"
+    r"\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$"
 )
 _CANCEL_REASON = re.compile(
     r"(?:取消|已取消|砍掉|cancell?ed|cancel|dropped|cut|won't do|wontfix)\s*(?:[:：]|[-—–]+)\s*"
@@ -32,11 +32,17 @@ _TRAILING_REASON = re.compile(r"(?:\s[-—–]{1,2}\s+(.+)|[（(]([^（()）]+)[
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
 _ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
 _NUM = re.compile(_NUMBER)
-_BASELINE = re.compile(r"(?:基线|baseline|起点|from)\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE)
-_TARGET = re.compile(r"(?:目标值|目标|target|goal|to)\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE)
-_CURRENT = re.compile(
-    r"(?:当前|现在|目前|实际|current|now|actual|at)\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE
-)
+_WORD = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"  # English labels only as whole words ("photo" ≠ "to")
+
+
+def _label(chinese: str, english: str) -> re.Pattern[str]:
+    labels = f"(?:{chinese}|{_WORD.format(english)})"
+    return re.compile(labels + r"\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE)
+
+
+_BASELINE = _label("基线|起点", "baseline|from")
+_TARGET = _label("目标值|目标", "target|goal|to")
+_CURRENT = _label("当前|现在|目前|实际", "currently|current|now|actual|at")
 _SENTENCE = re.compile(r"(.+?(?:[。！？!?]|\.(?=\s|$)))")
 _OBJECTIVE_LABEL = re.compile(r"^(?:O|objective|目标)\s*[:：]\s*", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -70,7 +76,9 @@ class MapLeaf:
     line: int
     path: tuple[str, ...] = ()
     reason: str | None = None
+    """Why it was cancelled: its own reason, or the reason of the ancestor that cancelled it."""
     cancelled_by: str | None = None
+    """The ancestor whose ``[-]`` cancelled this leaf, if it was not cancelled itself."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +121,19 @@ def classify_heading(title: str) -> Section | None:
         return "key_results"
     if "故事地图" in t or "story map" in t:
         return "map"
-    if t.startswith(("目标", "objective")) or "(objective)" in t or "（objective）" in t:
+    if t in ("目标", "objective", "objectives") or "(objective)" in t or "（objective）" in t:
+        return "objective"
+    if t.startswith(_OBJECTIVE_PREFIXES):
         return "objective"
     return None
+
+
+# "目标：…" or "Objective (v1)" open the objective; "目标用户" (target users) does not.
+_OBJECTIVE_PREFIXES = tuple(
+    word + sep
+    for word in ("目标", "objective", "objectives")
+    for sep in (" ", ":", "：", "（", "(", "-", "—")
+)
 
 
 def parse_progress(text: str) -> Progress | None:
@@ -146,7 +164,8 @@ def parse_cancel_reason(text: str) -> str | None:
     m = _TRAILING_REASON.search(text)
     if m:
         reason = (m.group(1) or m.group(2) or "").strip()
-        return reason or None
+        if reason and parse_progress(reason) is None:  # "(current 40)" is a figure, not a reason
+            return reason
     return None
 
 
@@ -164,7 +183,10 @@ def parse_objective(lines: list[str]) -> str | None:
         para.append(_OBJECTIVE_LABEL.sub("", s))
     if not para:
         return None
-    text = " ".join(p for p in para if p)
+    text = ""
+    for piece in (p for p in para if p):
+        cjk_join = text and _CJK.match(text[-1]) and _CJK.match(piece[0])
+        text += piece if not text or cjk_join else " " + piece
     m = _SENTENCE.match(text)
     sentence = (m.group(1) if m else text).strip()
     return sentence or None
@@ -177,7 +199,7 @@ def parse_plan(text: str) -> Plan:
     pending_swot: str | None = None
     objective_lines: list[str] = []
     krs: list[tuple[int, KeyResult]] = []
-    map_items: list[tuple[int, str | None, str, int, tuple[str, ...]]] = []
+    map_items: list[MapItem] = []
     sections: set[Section] = set()
     section: Section | None = None
     level = 0
@@ -263,9 +285,7 @@ def _normalize(text: str) -> list[str]:
 
 
 def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
-    s = line.lstrip(" ")
-    if len(line) - len(s) > 3:
-        return False
+    s = line.lstrip(" \t")
     run = len(s) - len(s.lstrip(fence[0]))
     return run >= fence[1] and not s[run:].strip()
 
@@ -307,28 +327,55 @@ def _top_level_only(krs: list[tuple[int, KeyResult]]) -> tuple[KeyResult, ...]:
     return tuple(kr for indent, kr in krs if kr.checkbox or indent == top)
 
 
-def _leaves(items: list[tuple[int, str | None, str, int, tuple[str, ...]]]) -> tuple[MapLeaf, ...]:
-    """Build the indented tree and return its leaves; a cancelled node cancels its subtree."""
+MapItem = tuple[int, str | None, str, int, tuple[str, ...]]
+"""(indent, checkbox mark or None, text, line, enclosing sub-heading)"""
+
+
+def _without_notes(items: list[MapItem]) -> list[MapItem]:
+    """Drop notes: plain bullets below a checklist item (``- evidence: …`` under ``- [x] …``),
+    with everything under them. A plain bullet elsewhere is structure (a slice) or an open leaf."""
+    kept: list[MapItem] = []
+    stack: list[tuple[int, bool, bool]] = []  # (indent, under a checkbox, is a note)
+    heading: tuple[str, ...] | None = None
+    for item in items:
+        indent, mark = item[0], item[1]
+        if item[4] != heading:
+            stack, heading = [], item[4]
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1] if stack else (0, False, False)
+        note = parent[2] or (mark is None and parent[1])
+        stack.append((indent, parent[1] or mark is not None, note))
+        if not note:
+            kept.append(item)
+    return kept
+
+
+def _leaves(all_items: list[MapItem]) -> tuple[MapLeaf, ...]:
+    """Build the indented tree and return its leaves; a cancelled node cancels its subtree, and
+    its reason (or the lack of one) goes to every leaf below it."""
+    items = _without_notes(all_items)
     leaves: list[MapLeaf] = []
-    # stack entries: (indent, text, cancelled_by) for the open ancestors of the current item
-    stack: list[tuple[int, str, str | None]] = []
+    # the open ancestors of the current item: (indent, text, cancellation (text, reason) or None)
+    stack: list[tuple[int, str, tuple[str, str | None] | None]] = []
     for i, (indent, mark, text, line, heading) in enumerate(items):
+        if i and items[i - 1][4] != heading:
+            stack = []  # a new sub-heading starts a new tree
         while stack and stack[-1][0] >= indent:
             stack.pop()
         inherited = stack[-1][2] if stack else None
-        own_cancel = text if mark == "-" else None
-        cancelled_by = inherited or own_cancel
-        is_leaf = i + 1 == len(items) or items[i + 1][0] <= indent
-        if is_leaf:
-            if cancelled_by is not None:
-                state: ItemState = "cancelled"
-            else:
-                state = "done" if mark is not None and mark in "xX" else "open"
-            reason = parse_cancel_reason(text) if own_cancel is not None else None
+        own = (text, parse_cancel_reason(text)) if mark == "-" else None
+        cancel = inherited or own
+        after = items[i + 1] if i + 1 < len(items) else None
+        if after is None or after[4] != heading or after[0] <= indent:
             path = heading + tuple(entry[1] for entry in stack)
-            by = None if own_cancel is not None else cancelled_by
-            leaves.append(MapLeaf(text, state, line, path, reason, by))
-        stack.append((indent, text, cancelled_by))
+            if cancel is not None:
+                by = cancel[0] if inherited is not None else None
+                leaves.append(MapLeaf(text, "cancelled", line, path, cancel[1], by))
+            else:
+                state: ItemState = "done" if mark is not None and mark in "xX" else "open"
+                leaves.append(MapLeaf(text, state, line, path))
+        stack.append((indent, text, cancel))
     return tuple(leaves)
 
 
@@ -338,10 +385,15 @@ def _first_float(pattern: re.Pattern[str], text: str) -> float | None:
 
 
 def _to_float(raw: str) -> float | None:
+    """``1,000`` is a thousand; ``0,5`` (decimal comma) is a half."""
+    text = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw.replace(",", ".")
     try:
-        return float(raw.replace(",", "."))
+        return float(text)
     except ValueError:
         return None
+
+
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+")
 
 
 @dataclass(frozen=True, slots=True)

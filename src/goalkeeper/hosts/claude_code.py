@@ -171,9 +171,12 @@ def _answer(
     from goalkeeper.engine.supervisor import Supervisor
 
     supervisor = Supervisor(project, config, host=HOST, capabilities=CAPABILITIES, clock=clock)
-    stored = _peek_host_state(supervisor, hook.session_id)
-    events, host_state = to_events(hook, stored, config)
-    outcome = supervisor.handle(events, host_state=host_state)
+    try:
+        stored = _peek_host_state(supervisor, hook.session_id)
+        events, host_state = to_events(hook, stored, config)
+        outcome = supervisor.handle(events, host_state=host_state)
+    finally:
+        supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":  # things the user should know once per session
         notes = [render("en", "config.warning", warning=w) for w in config.warnings]
