@@ -55,6 +55,12 @@ class Config:
     """Load third-party guards from the ``goalkeeper.guards`` entry points."""
     warnings: tuple[str, ...] = ()
 
+    @property
+    def idle_streak(self) -> int:
+        """The most continuations in a row without a tool call before goalkeeper pauses: the
+        stuck rule re-plans every ``stuck`` idle rounds, ``reset`` times, then pauses."""
+        return self.stuck * (self.reset + 1) - 1
+
     def to_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "warnings"}
 

@@ -91,11 +91,12 @@ def test_session_start_injects_static_guidance_then_anchors(project: Path) -> No
 
 
 def test_session_start_warns_when_claude_codes_block_cap_is_low(project: Path) -> None:
-    """Without the raised cap, the user is told once, at session start."""
-    result = answer(payload("session_start.json", project), project)
-    assert (
-        "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8 is below max_continuations=40" in result["systemMessage"]
-    )
+    """When Claude Code's cap would end a tool-less streak before goalkeeper's stuck rule does,
+    the user is told once, at session start; with the defaults the two coincide."""
+    result = answer(payload("session_start.json", project), project, GOALKEEPER_STUCK="5")
+    warning = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8 is below the 14 continuations"
+    assert warning in result["systemMessage"]
+    assert "systemMessage" not in answer(payload("session_start.json", project), project)
 
 
 def test_early_complete_is_refused_with_every_gate(project: Path) -> None:

@@ -69,16 +69,16 @@ def install_command(
     """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit, Stop
     and StopFailure, merged into the settings without touching other hooks or settings.
 
-    Also raises CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above
-    max_continuations, so Claude Code does not end a long PDCA loop after 8 continuations
-    (goalkeeper's own cap still ends it). Running it again changes nothing.
+    Also raises CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above goalkeeper's own
+    caps, so that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends
+    a loop before goalkeeper's rules do. Running it again changes nothing.
 
     Exit status: 0 on success, 2 when the settings file cannot be changed safely.
     """
     home = Path.home()
     path = settings_path(scope, app.project, home)
     config = load_config(app.project, relevant_env())
-    cap = config.max_continuations + BLOCK_CAP_HEADROOM
+    cap = max(config.max_continuations, config.idle_streak) + BLOCK_CAP_HEADROOM
     try:
         before = read_json_object(path)
         after, receipt, changes = add_hooks(before, command or hook_command(), cap)

@@ -139,8 +139,9 @@ MESSAGES: dict[str, str] = {
     "hook.bad_input": "goalkeeper: {problem}; the agent was not blocked.",
     "hook.unknown_event": "goalkeeper: ignored the unknown hook event '{event}'.",
     "hook.block_cap_low": (
-        "goalkeeper: CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} is below max_continuations={n}; Claude "
-        "Code will end long loops early. Run `goalkeeper install claude` again to raise it."
+        "goalkeeper: CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} is below the {n} continuations without "
+        "a tool call that goalkeeper allows in a row (stuck × (reset + 1) − 1), so Claude Code "
+        "would end such a streak first. Run `goalkeeper install claude` again to raise it."
     ),
     "config.warning": "goalkeeper config: {warning}",
 }

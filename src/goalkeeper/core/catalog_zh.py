@@ -73,8 +73,9 @@ MESSAGES: dict[str, str] = {
     "hook.bad_input": "goalkeeper：{problem}；没有阻塞 agent。",
     "hook.unknown_event": "goalkeeper：忽略未知的 hook 事件 '{event}'。",
     "hook.block_cap_low": (
-        "goalkeeper：CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} 小于 max_continuations={n}；Claude Code "
-        "会提前结束长循环。重新运行 `goalkeeper install claude` 以调高它。"
+        "goalkeeper：CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} 小于 goalkeeper 允许的连续无工具调用续跑次数 {n}"
+        "（stuck × (reset + 1) − 1），Claude Code 会先结束这样的连续续跑。重新运行 "
+        "`goalkeeper install claude` 以调高它。"
     ),
     "config.warning": "goalkeeper 配置：{warning}",
 }

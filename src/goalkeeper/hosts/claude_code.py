@@ -258,16 +258,18 @@ def _transcript_mark(path: str | None) -> dict[str, Any]:
 
 def _block_cap_warning(env: Mapping[str, str], config: Config) -> str | None:
     """Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` Stop blocks in a row
-    (8 by default; 0 disables it). ``goalkeeper install claude`` raises it in the settings'
-    ``env``; say so when the cap in force would cut goalkeeper's loop short."""
+    with no tool call in between (8 by default; 0 disables it; a tool call restarts the count,
+    seen on 2.1.332). A working PDCA loop calls tools, so only goalkeeper's tool-less streak can
+    meet the cap: say so when the cap in force is below it (not with the defaults, where the
+    stuck rule pauses at exactly the 9th stop)."""
     raw = env.get("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
     try:
         cap = int(raw) if raw.strip() else DEFAULT_BLOCK_CAP
     except ValueError:
         cap = DEFAULT_BLOCK_CAP
-    if cap == 0 or cap >= config.max_continuations:
+    if cap == 0 or cap >= config.idle_streak:
         return None
-    return render("en", "hook.block_cap_low", cap=cap, n=config.max_continuations)
+    return render("en", "hook.block_cap_low", cap=cap, n=config.idle_streak)
 
 
 def _peek_host_state(supervisor: Any, session_id: str) -> dict[str, Any]:

@@ -2,11 +2,16 @@
 
 Other hooks and settings are never touched. goalkeeper's handlers are recognised by their
 command (``… goalkeeper hook claude``), so installing twice changes nothing and a moved
-virtualenv is updated in place. Claude Code ends a turn after 8 Stop blocks in a row; a PDCA
-loop needs more, so install raises ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` in the settings' ``env``
-(which Claude Code applies to its own process; verified end to end) to ``max_continuations`` plus
-headroom: goalkeeper's own cap still ends every loop. What install changed in ``env`` is written
-to a receipt, so uninstall restores the previous value.
+virtualenv is updated in place.
+
+Claude Code ends a turn after 8 Stop blocks in a row with no tool call in between (a tool call
+restarts its count). A PDCA loop that works calls tools and is never cut; a tool-less streak is
+bounded by goalkeeper's own stuck rule, which with the defaults pauses exactly at the 9th stop.
+So that goalkeeper's limits, not Claude Code's, decide in every configuration (a longer stuck
+streak, other Stop hooks blocking too), install raises ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` in the
+settings' ``env`` (Claude Code applies it to its own process; proven end to end) above both of
+goalkeeper's caps. What install changed in ``env`` is written to a receipt, so uninstall
+restores the previous value.
 """
 
 from __future__ import annotations

@@ -1,0 +1,51 @@
+"""Fixtures of the end-to-end suite: the pinned Claude Code CLI (installed on first use) and one
+isolated project per case with goalkeeper's hooks installed the way a user installs them.
+
+``GOALKEEPER_SKIP_E2E=1`` skips the suite; anything else that keeps the CLI from being installed
+fails every test with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .harness import Case, ClaudeInstallError, ensure_claude
+
+# Read at import: the suite-wide autouse fixture clears GOALKEEPER_* before each test runs.
+SKIP_E2E = os.environ.get("GOALKEEPER_SKIP_E2E", "").strip() == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not SKIP_E2E:
+        return
+    skip = pytest.mark.skip(reason="GOALKEEPER_SKIP_E2E=1")
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """tests/e2e/node_modules/.bin/claude at the pinned version, installed with npm if needed."""
+    try:
+        return ensure_claude()
+    except ClaudeInstallError as exc:
+        pytest.fail(
+            f"cannot install the pinned Claude Code CLI for the end-to-end tests: {exc}\n"
+            "(set GOALKEEPER_SKIP_E2E=1 to skip these tests)",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def case(tmp_path: Path, claude_bin: Path) -> Iterator[Case]:
+    c = Case(tmp_path / "case", claude_bin)
+    try:
+        yield c
+    finally:
+        c.stop_engine()
