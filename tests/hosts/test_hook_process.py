@@ -119,7 +119,7 @@ def test_the_first_hook_starts_a_warm_engine_that_answers_the_next(tmp_path: Pat
             check=False,
         )
     assert server_pid(tmp_path) is None
-    assert not os.path.exists(socket_path(sys.executable, str(tmp_path)))
+    assert not os.path.exists(socket_path(sys.prefix, str(tmp_path)))
 
 
 def test_source_watcher_notices_changed_code(tmp_path: Path) -> None:

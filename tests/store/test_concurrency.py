@@ -98,7 +98,7 @@ def test_twenty_hooks_through_the_warm_engine_lose_no_update(project: Path) -> N
         from goalkeeper.hosts.hook_client import socket_path
 
         # no client fell back to in-process handling (it would have spawned an engine)
-        assert not os.path.exists(socket_path(sys.executable, str(project)) + ".spawn")
+        assert not os.path.exists(socket_path(sys.prefix, str(project)) + ".spawn")
     finally:
         server.terminate()
         server.wait(10)

@@ -34,7 +34,7 @@ def status(app: App, as_json: bool) -> int:
     data = {
         "running": pid is not None,
         "pid": pid,
-        "socket": socket_path(sys.executable, str(app.project)),
+        "socket": socket_path(sys.prefix, str(app.project)),
     }
     if as_json:
         echo_json(data)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 ItemState = Literal["open", "done", "cancelled"]
 Section = Literal["swot", "objective", "key_results", "map"]
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
-_BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[([ xX-])\](?:[ \t]+|$))?(.*)$")
 _SWOT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?([SWOTswot])(?:\*\*|__)?\s*(?:[（(][^）)]*[）)])?"
@@ -67,9 +66,12 @@ class KeyResult:
     checkbox: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class MapLeaf:
-    """A leaf of the story map; ``path`` holds its ancestors' texts, outermost first."""
+class MapLeaf(NamedTuple):
+    """A leaf of the story map; ``path`` holds its ancestors' texts, outermost first.
+
+    A named tuple rather than a frozen dataclass: a large map has thousands of leaves, and a
+    frozen dataclass's ``__init__`` (one ``object.__setattr__`` per field) was a quarter of the
+    parse time of a 5,000-line plan. Just as immutable and typed."""
 
     text: str
     state: ItemState
@@ -220,10 +222,11 @@ def parse_plan(text: str) -> Plan:
         if stripped.startswith("<!--"):
             in_comment = "-->" not in stripped[4:]
             continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-            fence = (m.group(1)[0], len(m.group(1)))
-            continue
+        if stripped[:3] in ("```", "~~~"):
+            m = _FENCE.match(line)
+            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
+                fence = (m.group(1)[0], len(m.group(1)))
+                continue
         if stripped.startswith("#"):
             h = _HEADING.match(line)
             if h:
@@ -238,7 +241,8 @@ def parse_plan(text: str) -> Plan:
                 elif section == "map":
                     heading_path = (title.strip(),)
                 continue
-        if _BREAK.match(line):
+        first = stripped[:1]
+        if first in ("-", "*", "_") and stripped[-1] == first and _is_break(line, stripped):
             section = None
             continue
         if section is None:
@@ -255,10 +259,11 @@ def parse_plan(text: str) -> Plan:
                     krs.append((len(item.group(1)), kr))
         else:
             item = _ITEM.match(line)
-            if item and item.group(3).strip():
-                map_items.append(
-                    (len(item.group(1)), item.group(2), item.group(3).strip(), number, heading_path)
-                )
+            if item:
+                indent, mark, body = item.groups()
+                body = body.strip()
+                if body:
+                    map_items.append((len(indent), mark, body, number, heading_path))
 
     return Plan(
         swot=Swot(swot.get("S"), swot.get("W"), swot.get("O"), swot.get("T")),
@@ -282,6 +287,15 @@ def _normalize(text: str) -> list[str]:
             if lines[i].strip() in ("---", "..."):
                 return [""] * (i + 1) + lines[i + 1 :]
     return lines
+
+
+def _is_break(line: str, stripped: str) -> bool:
+    """A thematic break (``---``, ``* * *``, ``___``), checked without a regex: in a story map
+    nearly every line starts with ``-``."""
+    char = stripped[0]
+    if stripped.count(char) < 3 or len(line) - len(line.lstrip(" ")) > 3:
+        return False
+    return not stripped.replace(char, "").replace(" ", "").replace("\t", "")
 
 
 def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
@@ -356,26 +370,28 @@ def _leaves(all_items: list[MapItem]) -> tuple[MapLeaf, ...]:
     its reason (or the lack of one) goes to every leaf below it."""
     items = _without_notes(all_items)
     leaves: list[MapLeaf] = []
-    # the open ancestors of the current item: (indent, text, cancellation (text, reason) or None)
-    stack: list[tuple[int, str, tuple[str, str | None] | None]] = []
+    # the open ancestors of the current item:
+    # (indent, its path from the sub-heading down, cancellation (text, reason) or None)
+    stack: list[tuple[int, tuple[str, ...], tuple[str, str | None] | None]] = []
+    count = len(items)
     for i, (indent, mark, text, line, heading) in enumerate(items):
         if i and items[i - 1][4] != heading:
             stack = []  # a new sub-heading starts a new tree
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        parent_path = stack[-1][1] if stack else heading
         inherited = stack[-1][2] if stack else None
-        own = (text, parse_cancel_reason(text)) if mark == "-" else None
-        cancel = inherited or own
-        after = items[i + 1] if i + 1 < len(items) else None
-        if after is None or after[4] != heading or after[0] <= indent:
-            path = heading + tuple(entry[1] for entry in stack)
+        cancel = inherited or ((text, parse_cancel_reason(text)) if mark == "-" else None)
+        after = items[i + 1] if i + 1 < count else None
+        if after is None or after[0] <= indent or after[4] != heading:
             if cancel is not None:
                 by = cancel[0] if inherited is not None else None
-                leaves.append(MapLeaf(text, "cancelled", line, path, cancel[1], by))
+                leaves.append(MapLeaf(text, "cancelled", line, parent_path, cancel[1], by))
             else:
                 state: ItemState = "done" if mark is not None and mark in "xX" else "open"
-                leaves.append(MapLeaf(text, state, line, path))
-        stack.append((indent, text, cancel))
+                leaves.append(MapLeaf(text, state, line, parent_path))
+        else:
+            stack.append((indent, (*parent_path, text), cancel))
     return tuple(leaves)
 
 

@@ -8,7 +8,6 @@ guards from ``goalkeeper.guards`` entry points pass the same ``register`` check.
 
 from __future__ import annotations
 
-import inspect
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
@@ -92,16 +91,23 @@ class Registry:
             fn = getattr(guard, method, None)
             if not callable(fn):
                 raise GuardRegistrationError(f"guard {label}: missing method {method}()")
-            params = [
-                p
-                for p in inspect.signature(fn).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-            if len(params) != arity:
+            count = _positional_arity(fn)
+            if count != arity:
                 raise GuardRegistrationError(
-                    f"guard {label}: {method}() must take {arity} argument(s), not {len(params)}"
+                    f"guard {label}: {method}() must take {arity} argument(s), not {count}"
                 )
         self.guards.append(guard)
+
+
+def _positional_arity(fn: Any) -> int:
+    """Positional parameters of a (bound) method, read from its code object: ``inspect`` would
+    cost more to import than registering every guard, and registration runs in hooks."""
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return -1
+    count = int(code.co_argcount)
+    return count - 1 if hasattr(fn, "__self__") else count
 
 
 _TYPES: dict[str, tuple[type, ...]] = {

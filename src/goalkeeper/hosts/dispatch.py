@@ -35,7 +35,7 @@ def spawn_server(project: Path, config: Config) -> bool:
     try:
         directory = runtime_dir()
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        stamp = socket_path(sys.executable, str(project)) + ".spawn"
+        stamp = socket_path(sys.prefix, str(project)) + ".spawn"
         try:
             if time.time() - os.stat(stamp).st_mtime < SPAWN_THROTTLE_S:
                 return False

@@ -35,16 +35,19 @@ def runtime_dir() -> str:
     return os.path.join("/tmp", f"goalkeeper-{os.getuid()}")
 
 
-def server_key(executable: str, project: str) -> str:
-    """FNV-1a of interpreter and project: one engine per virtualenv and project."""
+def server_key(installation: str, project: str) -> str:
+    """FNV-1a of installation and project: one engine per virtualenv and project.
+
+    ``installation`` is ``sys.prefix``, the same for ``.venv/bin/python``, ``python3`` and the
+    ``goalkeeper`` console script of one virtualenv (``sys.executable`` differs between them)."""
     h = 0xCBF29CE484222325
-    for byte in (executable + "\0" + project).encode("utf-8", "surrogateescape"):
+    for byte in (installation + "\0" + project).encode("utf-8", "surrogateescape"):
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return f"{h:016x}"
 
 
-def socket_path(executable: str, project: str) -> str:
-    return os.path.join(runtime_dir(), server_key(executable, project) + ".sock")
+def socket_path(installation: str, project: str) -> str:
+    return os.path.join(runtime_dir(), server_key(installation, project) + ".sock")
 
 
 def forwarded_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
@@ -99,9 +102,7 @@ def run_client(
     cwd = os.getcwd()
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
     if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off":
-        reply = ask_server(
-            socket_path(sys.executable, project), encode_request(host, cwd, env, raw)
-        )
+        reply = ask_server(socket_path(sys.prefix, project), encode_request(host, cwd, env, raw))
         if reply is not None:
             out.write(reply)
             out.flush()

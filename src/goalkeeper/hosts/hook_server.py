@@ -66,7 +66,7 @@ class HookServer:
     def __init__(self, project: Path, idle_s: float) -> None:
         self.project = project
         self.idle_s = idle_s
-        self.path = socket_path(sys.executable, str(project))
+        self.path = socket_path(sys.prefix, str(project))
         self.watcher = SourceWatcher()
         self.stopping = threading.Event()
         self.active = 0
@@ -151,7 +151,7 @@ def serve(project: Path, idle_s: float) -> int:
 
 def server_pid(project: Path) -> int | None:
     try:
-        with open(socket_path(sys.executable, str(project)) + ".pid", encoding="utf-8") as f:
+        with open(socket_path(sys.prefix, str(project)) + ".pid", encoding="utf-8") as f:
             pid = int(f.read().strip())
         os.kill(pid, 0)
     except (OSError, ValueError):
