@@ -11,7 +11,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from goalkeeper.config import Config
 from goalkeeper.hosts.hook_client import SPAWN_THROTTLE_S, runtime_dir, socket_path
@@ -68,7 +67,3 @@ def spawn_server(project: Path, config: Config) -> bool:
         return True
     except Exception:
         return False
-
-
-def describe(config: Config) -> dict[str, Any]:
-    return {"server": config.server, "idle_s": config.server_idle_s}
