@@ -21,6 +21,8 @@ from typing import Any, Literal
 LangSetting = Literal["auto", "en", "zh"]
 NoPlan = Literal["guide", "silent"]
 ServerMode = Literal["auto", "off"]
+OnOff = Literal["on", "off"]
+EvidenceCheck = Literal["off", "files", "rerun"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,25 @@ class Config:
     """Seconds without a request after which the warm engine process exits."""
     plugins: bool = False
     """Load third-party guards from the ``goalkeeper.guards`` entry points."""
+    todos: OnOff = "on"
+    """Todo obligations: evidence to complete a todo, tree integrity, advice, the settle duty."""
+    todo_stall_threshold: int = 3
+    """Rounds with an unchanged number of open todos before a re-examination (PI_TODONE_*)."""
+    todo_quiet_after_ms: float = 120_000.0
+    """No todo advice while the last real user message is younger than this."""
+    todo_create_threshold: int = 200
+    """Tool calls in one unit, with no todo at all, before the creation duty."""
+    todo_cooldown_base_ms: float = 60_000.0
+    """Backoff between todo advice: min(600 s, base × 2^n)."""
+    evidence_check: EvidenceCheck = "rerun"
+    """Check completion evidence: off, files (claimed file changes), rerun (also re-run the
+    test command of a test-gated todo, if it is an allowed evidence command)."""
+    evidence_commands: tuple[str, ...] = ()
+    """Commands goalkeeper may re-run as evidence (a claimed command must start with one)."""
+    test_command: str | None = None
+    """The project's test command; inferred from the project files when not set."""
+    evidence_timeout_s: float = 120.0
+    """Timeout of a re-run evidence command; a timeout counts as a failure."""
     warnings: tuple[str, ...] = ()
 
     @property
@@ -70,6 +91,15 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "lang": ("auto", "en", "zh"),
     "no_plan": ("guide", "silent"),
     "server": ("auto", "off"),
+    "todos": ("on", "off"),
+    "evidence_check": ("off", "files", "rerun"),
+}
+# pi-todone's own variable names keep working (at the environment layer, below GOALKEEPER_*).
+ENV_ALIASES = {
+    "PI_TODONE_STALL_THRESHOLD": "todo_stall_threshold",
+    "PI_TODONE_QUIET_AFTER_MS": "todo_quiet_after_ms",
+    "PI_TODONE_CREATE_THRESHOLD": "todo_create_threshold",
+    "PI_TODONE_COOLDOWN_BASE_MS": "todo_cooldown_base_ms",
 }
 _MINIMUM: dict[str, float] = {
     "stuck": 1,
@@ -78,6 +108,11 @@ _MINIMUM: dict[str, float] = {
     "max_continuations": 1,
     "transcript_tail_kb": 16,
     "server_idle_s": 1,
+    "todo_stall_threshold": 0,
+    "todo_quiet_after_ms": 0,
+    "todo_create_threshold": 0,
+    "todo_cooldown_base_ms": 0,
+    "evidence_timeout_s": 1,
 }
 _FIELDS = {f.name: f for f in fields(Config) if f.name != "warnings"}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -94,6 +129,8 @@ def load_config(
     for path, table in _file_tables(project, warnings):
         _apply(values, table, str(path.name), warnings)
     if env:
+        aliased = {ENV_ALIASES[k]: v for k, v in env.items() if k in ENV_ALIASES}
+        _apply(values, aliased, "environment", warnings, shown=_alias_names())
         env_values = {
             k[len(ENV_PREFIX) :].lower(): v
             for k, v in env.items()
@@ -158,22 +195,34 @@ def _apply(
     source: str,
     warnings: list[str],
     prefix: str = "",
+    shown: Mapping[str, str] | None = None,
 ) -> None:
     for raw_key, raw in table.items():
         name = str(raw_key).replace("-", "_").lower()
-        shown = f"{prefix}{name.upper()}" if prefix else str(raw_key)
+        label = f"{prefix}{name.upper()}" if prefix else str(raw_key)
+        label = shown.get(name, label) if shown else label
         if name not in _FIELDS:
-            warnings.append(f"{source}: unknown setting '{shown}' ignored")
+            warnings.append(f"{source}: unknown setting '{label}' ignored")
             continue
         default = getattr(Config(), name)
         try:
             values[name] = _coerce(name, raw, default)
         except ValueError as exc:
             current = values.get(name, default)
-            warnings.append(f"{source}: {shown}={raw!r} is invalid ({exc}); using {current!r}")
+            warnings.append(f"{source}: {label}={raw!r} is invalid ({exc}); using {current!r}")
+
+
+def _alias_names() -> dict[str, str]:
+    return {field: name for name, field in ENV_ALIASES.items()}
 
 
 def _coerce(name: str, raw: object, default: object) -> object:
+    if name == "evidence_commands":
+        return _to_commands(raw)
+    if name == "test_command":
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValueError("expected a command")
+        return raw.strip()
     if isinstance(default, bool):
         return _to_bool(raw)
     if isinstance(default, int):
@@ -196,6 +245,14 @@ def _coerce(name: str, raw: object, default: object) -> object:
     if name == "session_mb" and value <= 0:
         raise ValueError("must be positive")
     return value
+
+
+def _to_commands(raw: object) -> tuple[str, ...]:
+    """A TOML list of commands, or ``;``-separated text in the environment."""
+    items = raw.split(";") if isinstance(raw, str) else raw
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise ValueError("expected a list of commands")
+    return tuple(i.strip() for i in items if i.strip())
 
 
 MAX_NUMBER = 1e12  # far beyond any sensible setting, far below float overflow

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from goalkeeper.core import catalog_en, catalog_zh
+from goalkeeper.core import catalog_en, catalog_todos_en, catalog_todos_zh, catalog_zh
 from goalkeeper.core.plan import detect_lang
 
 Lang = Literal["en", "zh"]
 LangSetting = Literal["auto", "en", "zh"]
 
-CATALOGS: dict[Lang, dict[str, str]] = {"en": catalog_en.MESSAGES, "zh": catalog_zh.MESSAGES}
+# One catalog per language, assembled from one module per concern (cadence, todos, …).
+CATALOGS: dict[Lang, dict[str, str]] = {
+    "en": {**catalog_en.MESSAGES, **catalog_todos_en.MESSAGES},
+    "zh": {**catalog_zh.MESSAGES, **catalog_todos_zh.MESSAGES},
+}
 
 
 class Say(Protocol):
@@ -29,9 +33,8 @@ class _KeepMissing(dict[str, object]):
 
 
 def render(lang: Lang, key: str, /, **fields: object) -> str:
+    """Literal braces in a template are written ``{{`` and ``}}`` (str.format rules)."""
     template = CATALOGS[lang].get(key) or CATALOGS["en"].get(key) or key
-    if not fields:
-        return template
     try:
         return template.format_map(_KeepMissing(fields))
     except (ValueError, IndexError, AttributeError, KeyError):

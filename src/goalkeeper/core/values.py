@@ -7,6 +7,7 @@ equal events compare equal. Pure; no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -76,6 +77,8 @@ class Activity:
     tool_calls: int | None = None
     context_tokens: int | None = None
     session_bytes: int | None = None
+    long_wait: bool | None = None
+    """A subagent or a long shell command was started (the todos guard's wait-gap advice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,9 @@ Event = SessionStart | UserPrompt | BeforeAgentStart | ToolCall | ToolResult | T
 # ---------------------------------------------------------------------------------------------
 
 AdviseWhen = Literal["now", "next_turn"]
+"""``now``: into the running conversation (Pi's steer); ``next_turn``: when the agent next runs,
+without starting a run (Pi's follow-up). A host that cannot queue one gets it deferred by the
+engine to its next answer that carries context."""
 NotifyLevel = Literal["info", "warning", "error"]
 
 
@@ -112,6 +118,8 @@ class Advise:
 
     text: str
     when: AdviseWhen = "now"
+    static: bool = False
+    """Never changes between turns: merged ahead of dynamic advice, so the prefix stays stable."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +159,51 @@ class Close:
 
 
 @dataclass(frozen=True, slots=True)
+class Reply:
+    """The result of a tool goalkeeper itself provides (the ``todo`` tool)."""
+
+    data: dict[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class FileFact:
+    """What goalkeeper saw of a file named in evidence."""
+
+    path: str
+    exists: bool
+    mtime: float | None = None
+    git_changed: bool | None = None
+    """Modified, added or untracked in ``git status``; None outside a git work tree."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFact:
+    """A command named in evidence: run by goalkeeper (``exit_code``, output tail), or not run
+    because it is not an allowed evidence command."""
+
+    cmd: str
+    allowed: bool
+    exit_code: int | None = None
+    output_tail: str = ""
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    files: tuple[FileFact, ...] = ()
+    commands: tuple[CommandFact, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Inspect:
+    """A guard needs facts only the engine can gather (files, a re-run command) before it can
+    decide. The engine gathers them and asks that guard again with ``ctx.facts``."""
+
+    files: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """Append an entry to the session journal (for ``goalkeeper status`` and post-mortems)."""
 
@@ -158,6 +211,22 @@ class Record:
     data: dict[str, object] = field(default_factory=dict)
 
 
-Action = Continue | Advise | Block | Notify | Compact | Pause | Close | Record
+Action = Continue | Advise | Block | Notify | Compact | Pause | Close | Reply | Inspect | Record
 
-Capability = Literal["continue", "advise", "block", "notify", "compact"]
+Capability = Literal["continue", "advise", "follow_up", "block", "notify", "compact"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why something was refused, as a value: a catalog key and its fields. Rendered in the
+    session's language only when it is said (``problem.render(say)``)."""
+
+    key: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, key: str, **fields: object) -> Problem:
+        return cls(key, tuple((k, str(v)) for k, v in fields.items()))
+
+    def render(self, say: Callable[..., str]) -> str:
+        return say(self.key, **dict(self.fields))

@@ -22,6 +22,7 @@ from goalkeeper.core.values import (
     Notify,
     Pause,
     Record,
+    Reply,
 )
 
 
@@ -30,25 +31,46 @@ class Merged:
     actions: tuple[Action, ...]
     continuations: int
     """Automatic continuations in a row after this answer."""
+    deferred: tuple[str, ...] = ()
+    """Follow-up advice no action of this answer could carry: kept for the next one."""
 
 
 def merge_actions(
-    actions: Sequence[Action], *, continuations: int, max_continuations: int, say: Say
+    actions: Sequence[Action],
+    *,
+    continuations: int,
+    max_continuations: int,
+    say: Say,
+    follow_up: bool = False,
+    deferred: Sequence[str] = (),
+    carries_context: bool = False,
 ) -> Merged:
+    """``follow_up``: the host can queue a message for the agent's next run itself (Pi).
+    ``deferred``: advice kept from earlier answers. ``carries_context``: this answer can add
+    context to the conversation (a session start, a user prompt). Elsewhere, follow-up advice
+    rides with a continuation if there is one, or waits in ``Merged.deferred``."""
     blocks = _unique(a.reason for a in actions if isinstance(a, Block))
-    advice = _unique(a.text for a in actions if isinstance(a, Advise))
+    advice = [a for a in actions if isinstance(a, Advise) and a.when == "now"]
+    now = _unique(a.text for a in sorted(advice, key=lambda a: not a.static))
+    later = _unique(
+        [*deferred, *(a.text for a in actions if isinstance(a, Advise) and a.when == "next_turn")]
+    )
     pauses = _unique(a.reason for a in actions if isinstance(a, Pause))
     continues = _unique(a.text for a in actions if isinstance(a, Continue))
     closes = _unique(a.summary for a in actions if isinstance(a, Close))
     compacts = [a for a in actions if isinstance(a, Compact)]
+    replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
 
     out: list[Action] = []
     if blocks:
         out.append(Block("\n\n".join(blocks)))
-    if advice:
-        out.append(Advise("\n\n".join(advice)))
+    out.extend(replies[:1])
+    if later and carries_context and not continues:
+        now, later = _unique([*now, *later]), []
+    if now:
+        out.append(Advise("\n\n".join(now)))
     if pauses:
         out.append(Pause("\n".join(pauses)))
     elif continues:
@@ -57,16 +79,20 @@ def merge_actions(
             records.append(Record("capped", {"continuations": continuations}))
         else:
             out.extend(compacts[:1])
-            out.append(Continue("\n\n".join(continues)))
+            out.append(Continue("\n\n".join(_unique([*continues, *later]))))
+            later = []
             continuations += 1
     elif closes:
         out.append(Close("\n".join(closes)))
+    if later and follow_up:
+        out.append(Advise("\n\n".join(later), "next_turn"))
+        later = []
     seen: set[str] = set()
     for note in notes:
         if note.text not in seen:
             seen.add(note.text)
             out.append(note)
-    return Merged(tuple(out) + tuple(records), continuations)
+    return Merged(tuple(out) + tuple(records), continuations, tuple(later))
 
 
 def _unique(texts: Iterable[str]) -> list[str]:

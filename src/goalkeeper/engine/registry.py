@@ -11,8 +11,9 @@ from typing import Any
 from goalkeeper.config import Config
 from goalkeeper.guards.cadence import CadenceGuard
 from goalkeeper.guards.spec import Guard, Registry
+from goalkeeper.guards.todos import TodosGuard
 
-BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard,)
+BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, TodosGuard)
 
 
 def build_registry(config: Config) -> Registry:

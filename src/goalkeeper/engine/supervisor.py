@@ -21,13 +21,17 @@ from goalkeeper.core.values import (
     Action,
     Capability,
     Event,
+    Facts,
+    Inspect,
     Notify,
     Record,
+    SessionStart,
     Settled,
     UserPrompt,
 )
+from goalkeeper.engine.inspect import gather_facts
 from goalkeeper.engine.merge import merge_actions
-from goalkeeper.engine.ports import Clock, SystemClock
+from goalkeeper.engine.ports import Clock, Runner, SubprocessRunner, SystemClock
 from goalkeeper.engine.registry import build_registry
 from goalkeeper.guards.spec import Context, Registry
 from goalkeeper.store import journal
@@ -55,6 +59,7 @@ class Supervisor:
         store: Store | None = None,
         clock: Clock | None = None,
         registry: Registry | None = None,
+        runner: Runner | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -63,6 +68,7 @@ class Supervisor:
         self.store = store or Store(project)
         self.clock = clock or SystemClock()
         self.registry = registry or build_registry(config)
+        self.runner = runner or SubprocessRunner()
 
     def handle(
         self, events: Sequence[Event], *, host_state: Mapping[str, Any] | None = None
@@ -70,9 +76,28 @@ class Supervisor:
         """Run ``events`` (all of one session) through every guard as one transaction.
 
         ``host_state`` is merged into the session's host bookkeeping (e.g. a transcript offset).
+        When a guard asks for facts (``Inspect``), the transaction is rolled back, the facts are
+        gathered outside it (a re-run test must not hold the database lock), and the event is
+        handled again with them; a second request in a row gets empty facts (bounded).
         """
         if not events:
             raise ValueError("handle() needs at least one event")
+        facts: Facts | None = None
+        for attempt in range(MAX_INSPECTIONS + 1):
+            try:
+                return self._handle(events, host_state, facts, final=attempt == MAX_INSPECTIONS)
+            except _NeedFacts as need:
+                facts = gather_facts(need.request, self.project, self.config, self.runner)
+        raise AssertionError("unreachable: the last attempt never asks for facts")
+
+    def _handle(
+        self,
+        events: Sequence[Event],
+        host_state: Mapping[str, Any] | None,
+        facts: Facts | None,
+        *,
+        final: bool,
+    ) -> Outcome:
         session_id = events[0].session_id
         now = self.clock.now()
         doc = load_plan(self.project, self.config.plan_dir)
@@ -80,7 +105,9 @@ class Supervisor:
             row = load_session(conn, session_id, self.host, now)
             lang = self._lang(row, doc, events)
             say = make_say(lang)
-            ctx = Context(now, self.config, say, lang, doc, self.capabilities)
+            if facts is None and final:
+                facts = Facts()
+            ctx = Context(now, self.config, say, lang, doc, self.capabilities, facts)
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
             }
@@ -100,7 +127,10 @@ class Supervisor:
                             )
                         )
                         continue
-                    actions.extend(verdict.actions)
+                    asks = [a for a in verdict.actions if isinstance(a, Inspect)]
+                    if asks and ctx.facts is None:
+                        raise _NeedFacts(_combined(asks))  # rolls the transaction back
+                    actions.extend(a for a in verdict.actions if not isinstance(a, Inspect))
                     if verdict.state is not None:
                         states[guard.name] = verdict.state
             merged = merge_actions(
@@ -108,6 +138,9 @@ class Supervisor:
                 continuations=continuations,
                 max_continuations=self.config.max_continuations,
                 say=say,
+                follow_up="follow_up" in self.capabilities,
+                deferred=row.deferred,
+                carries_context=any(isinstance(e, SessionStart | UserPrompt) for e in events),
             )
             row = replace(
                 row,
@@ -117,6 +150,7 @@ class Supervisor:
                 lang=lang,
                 guards={g.name: g.dump_state(states[g.name]) for g in self.registry.guards},
                 host_state={**row.host_state, **(host_state or {})},
+                deferred=merged.deferred,
             )
             save_session(conn, row)
             for event in events:
@@ -139,6 +173,21 @@ class Supervisor:
         if prompt:
             return detect_lang(prompt)
         return "zh" if row.lang == "zh" else "en"
+
+
+MAX_INSPECTIONS = 1
+
+
+class _NeedFacts(Exception):
+    def __init__(self, request: Inspect) -> None:
+        super().__init__("a guard asked for facts")
+        self.request = request
+
+
+def _combined(asks: Sequence[Inspect]) -> Inspect:
+    files = tuple(dict.fromkeys(f for a in asks for f in a.files))
+    commands = tuple(dict.fromkeys(c for a in asks for c in a.commands))
+    return Inspect(files, commands)
 
 
 def _event_data(event: Event) -> dict[str, object]:

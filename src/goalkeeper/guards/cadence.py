@@ -90,7 +90,7 @@ def _on_session_start(
     event: SessionStart, state: CadenceState, ctx: Context
 ) -> Verdict[CadenceState]:
     """Static guidance first (cache-safe), then the anchors; after compaction, re-feed both."""
-    actions: list[Action] = [Advise(ctx.say("guidance.static"))]
+    actions: list[Action] = [Advise(ctx.say("guidance.static"), static=True)]
     actions.extend(_anchor_advice(ctx))
     new_state = replace(state, context_warned=False) if event.source == "compact" else state
     return Verdict(tuple(actions), new_state)

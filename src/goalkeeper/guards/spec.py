@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from goalkeeper.config import Config
 from goalkeeper.core.messages import Lang, Say
 from goalkeeper.core.plan import PlanDoc
-from goalkeeper.core.values import Action, Capability, Event
+from goalkeeper.core.values import Action, Capability, Event, Facts
 
 S = TypeVar("S")
 
@@ -31,6 +31,8 @@ class Context:
     lang: Lang
     plan: PlanDoc | None
     capabilities: frozenset[Capability]
+    facts: Facts | None = None
+    """What the engine gathered after this guard asked with ``Inspect`` (else None)."""
 
 
 @dataclass(frozen=True, slots=True)

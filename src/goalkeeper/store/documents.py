@@ -90,3 +90,40 @@ def _relative(path: Path, project: Path) -> str:
         return path.relative_to(project).as_posix()
     except ValueError:
         return str(path)
+
+
+def infer_test_commands(project: Path) -> tuple[str, ...]:
+    """The test commands the project's own files declare (pytest configuration, an npm
+    ``test`` script, a ``test`` make target, Cargo, Go). Reads a few small files; never raises."""
+    found: list[str] = []
+    if (
+        _mentions(project / "pyproject.toml", b"pytest")
+        or any((project / name).exists() for name in ("pytest.ini", "conftest.py"))
+        or _mentions(project / "setup.cfg", b"[tool:pytest]")
+        or _mentions(project / "tox.ini", b"pytest")
+    ):
+        found += ["pytest", "python -m pytest", "python3 -m pytest"]
+    package = project / "package.json"
+    if _mentions(package, b'"test"'):
+        found += ["npm test", "npm run test", "yarn test", "pnpm test"]
+    if _mentions(project / "Makefile", b"\ntest:") or _starts(project / "Makefile", b"test:"):
+        found.append("make test")
+    if (project / "Cargo.toml").exists():
+        found.append("cargo test")
+    if (project / "go.mod").exists():
+        found.append("go test")
+    return tuple(found)
+
+
+def _mentions(path: Path, needle: bytes) -> bool:
+    try:
+        return needle in path.read_bytes()[: 1024 * 1024]
+    except OSError:
+        return False
+
+
+def _starts(path: Path, prefix: bytes) -> bool:
+    try:
+        return path.read_bytes().startswith(prefix)
+    except OSError:
+        return False

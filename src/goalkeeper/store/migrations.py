@@ -38,4 +38,9 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX journal_by_session ON journal (session_id, id)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_initial,)
+def m002_deferred_advice(conn: sqlite3.Connection) -> None:
+    """Advice a host could not deliver yet (no follow-up channel), kept for its next answer."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN deferred TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_deferred_advice)

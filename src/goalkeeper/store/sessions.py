@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _COLUMNS = (
-    "session_id, host, created_at, updated_at, events, continuations, lang, guards, host_state"
+    "session_id, host, created_at, updated_at, events, continuations, lang, guards, host_state, "
+    "deferred"
 )
 
 
@@ -27,6 +28,8 @@ class SessionRow:
     lang: str | None = None
     guards: dict[str, dict[str, Any]] = field(default_factory=dict)
     host_state: dict[str, Any] = field(default_factory=dict)
+    deferred: tuple[str, ...] = ()
+    """Advice waiting for the next answer that can carry it."""
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> SessionRow:
@@ -40,6 +43,7 @@ class SessionRow:
             lang=row[6],
             guards=_json_object(row[7]),
             host_state=_json_object(row[8]),
+            deferred=_json_texts(row[9]),
         )
 
 
@@ -67,7 +71,7 @@ def list_sessions(conn: sqlite3.Connection, limit: int = 20) -> list[SessionRow]
 
 def save_session(conn: sqlite3.Connection, row: SessionRow) -> None:
     conn.execute(
-        f"INSERT OR REPLACE INTO sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT OR REPLACE INTO sessions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             row.session_id,
             row.host,
@@ -78,8 +82,17 @@ def save_session(conn: sqlite3.Connection, row: SessionRow) -> None:
             row.lang,
             json.dumps(row.guards, ensure_ascii=False),
             json.dumps(row.host_state, ensure_ascii=False),
+            json.dumps(list(row.deferred), ensure_ascii=False),
         ),
     )
+
+
+def _json_texts(raw: object) -> tuple[str, ...]:
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return ()
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _json_object(raw: object) -> dict[str, Any]:

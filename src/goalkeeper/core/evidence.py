@@ -1,0 +1,236 @@
+"""Completion evidence (seed 002, ``todo-obligations-spec.md`` §4 and §6): its shape, its lenient
+normalization, and the ``gate`` duties a task can declare.
+
+Three kinds: ``state`` (files changed), ``runnable`` (a command ran), ``effect`` (not
+hard-verifiable; an honest exit, never refused). Entries are ``file``, ``cmd`` or ``review``.
+Models build nested JSON arguments poorly, so common deviations are repaired before checking;
+only evidence that cannot be repaired is refused, with the first thing that is wrong. These rules
+check the *form* of a claim; whether it is true is the business of ``evidence_claims`` (what
+goalkeeper can check itself) and of the fresh reviewer the agent is asked to spawn. Pure; no I/O;
+inputs are never mutated.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from goalkeeper.core.todos import UNDEFINED, Task, is_number, js_str
+from goalkeeper.core.values import Problem
+
+KINDS = ("state", "runnable", "effect")
+FILE_OPS = ("write", "edit", "delete")
+
+
+def validate_evidence(ev: object) -> Problem | None:
+    """Spec §4.2: None when valid, else the first failing rule, in the spec's order."""
+    if not isinstance(ev, Mapping | list):  # a JSON array is an object in the original's eyes
+        return Problem.of("evidence.missing")
+    kind = ev.get("kind", UNDEFINED) if isinstance(ev, Mapping) else UNDEFINED
+    if not isinstance(kind, str) or kind not in KINDS:
+        return Problem.of("evidence.kind", kind=js_str(kind))
+    items = ev.get("evidence", UNDEFINED) if isinstance(ev, Mapping) else UNDEFINED
+    if kind == "effect":
+        return None if isinstance(items, list) else Problem.of("evidence.effect_array")
+    if not isinstance(items, list) or not items:
+        return Problem.of("evidence.too_few", kind=kind)
+    has_file = has_cmd = False
+    for entry in items:
+        if not isinstance(entry, Mapping | list):
+            return Problem.of("evidence.entry_object")
+        kind_of = entry.get("type", UNDEFINED) if isinstance(entry, Mapping) else UNDEFINED
+        if kind_of == "file" and isinstance(entry, Mapping):
+            if not _text(entry.get("path")):
+                return Problem.of("evidence.file_path")
+            op = entry.get("op")
+            if _js_truthy(op) and op not in FILE_OPS:
+                return Problem.of("evidence.file_op", op=js_str(op))
+            has_file = True
+        elif kind_of == "cmd" and isinstance(entry, Mapping):
+            if not _text(entry.get("cmd")):
+                return Problem.of("evidence.cmd_cmd")
+            if "exit" in entry and not is_number(entry["exit"]):
+                return Problem.of("evidence.cmd_exit")
+            has_cmd = True
+        elif kind_of == "review" and isinstance(entry, Mapping):
+            if not _text(entry.get("agent")):
+                return Problem.of("evidence.review_agent")
+            if not _text(entry.get("path")):
+                return Problem.of("evidence.review_path")
+        else:
+            return Problem.of("evidence.type", type=js_str(kind_of))
+    if kind == "state" and not has_file:
+        return Problem.of("evidence.state_file")
+    if kind == "runnable" and not has_cmd:
+        return Problem.of("evidence.runnable_cmd")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """Exactly one of the two is set."""
+
+    evidence: dict[str, Any] | None
+    problem: Problem | None
+
+
+def normalize_evidence(raw: object) -> Normalized:
+    """Spec §4.3, steps in order: a JSON string, a bare command, a single top-level entry, a
+    single ``evidence`` object, entries missing ``type``, a missing ``kind``."""
+    value: object = raw
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return Normalized(None, Problem.of("evidence.missing"))
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": text}]}
+    if isinstance(value, list):
+        return Normalized(None, Problem.of("evidence.not_array"))
+    if not isinstance(value, Mapping):
+        return Normalized(None, Problem.of("evidence.missing"))
+    obj: dict[str, Any] = dict(value)
+    if "evidence" not in obj and any(k in obj for k in ("cmd", "path", "type")):
+        obj = {"evidence": [obj]}
+    items = obj.get("evidence")
+    if isinstance(items, Mapping):
+        items = [items]
+    if not isinstance(items, list):
+        return Normalized(None, Problem.of("evidence.not_array"))
+    entries = [_typed(entry) for entry in items]
+    kind = obj.get("kind")
+    if not _js_truthy(kind):
+        types = [e.get("type") for e in entries if isinstance(e, Mapping)]
+        kind = "runnable" if "cmd" in types else "state" if "file" in types else None
+    normalized = {**obj, "evidence": entries}
+    if kind is not None:
+        normalized["kind"] = kind
+    else:
+        normalized.pop("kind", None)
+    problem = validate_evidence(normalized)
+    return Normalized(None, problem) if problem else Normalized(normalized, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    test: bool = False
+    audit: bool = False
+
+
+def parse_gate(value: object) -> Gate:
+    """Spec §6: ``{"test": true}``, ``"audit"``, ``["test", "audit"]``; anything else declares
+    nothing (never an error)."""
+    if isinstance(value, Mapping):
+        return Gate(value.get("test") is True, value.get("audit") is True)
+    if isinstance(value, str):
+        return Gate(value == "test", value == "audit")
+    if isinstance(value, list):
+        return Gate("test" in value, "audit" in value)
+    return Gate()
+
+
+def validate_gate(
+    tasks: Sequence[Task], task_id: object, evidence: Mapping[str, Any]
+) -> Problem | None:
+    """A declared gate is a duty: ``test`` needs a ``cmd`` entry with ``exit`` exactly 0,
+    ``audit`` a ``review`` entry with agent and path. Test is checked first."""
+    if not is_number(task_id):
+        return None
+    task = next((t for t in tasks if t.id == task_id), None)
+    if task is None:
+        return None
+    gate = parse_gate(task.metadata.get("gate"))
+    entries = [e for e in evidence.get("evidence") or [] if isinstance(e, Mapping)]
+    if gate.test and not any(
+        e.get("type") == "cmd" and is_number(e.get("exit")) and e.get("exit") == 0 for e in entries
+    ):
+        return Problem.of("gate.test", id=js_str(task_id))
+    if gate.audit and not any(
+        e.get("type") == "review" and _text(e.get("agent")) and _text(e.get("path"))
+        for e in entries
+    ):
+        return Problem.of("gate.audit", id=js_str(task_id))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class FileClaim:
+    path: str
+    op: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandClaim:
+    cmd: str
+    exit: int | float | None
+
+
+def evidence_claims(
+    evidence: Mapping[str, Any],
+) -> tuple[tuple[FileClaim, ...], tuple[CommandClaim, ...]]:
+    """The file and command claims of normalized evidence: what goalkeeper could check itself."""
+    files: list[FileClaim] = []
+    commands: list[CommandClaim] = []
+    for entry in evidence.get("evidence") or []:
+        if not isinstance(entry, Mapping):
+            continue
+        if entry.get("type") == "file" and _text(entry.get("path")):
+            op = entry.get("op")
+            files.append(FileClaim(str(entry["path"]), op if isinstance(op, str) else None))
+        elif entry.get("type") == "cmd" and _text(entry.get("cmd")):
+            code = entry.get("exit")
+            commands.append(CommandClaim(str(entry["cmd"]), code if is_number(code) else None))
+    return tuple(files), tuple(commands)
+
+
+def _typed(entry: object) -> object:
+    """Step 5: an entry without ``type`` gets one from its keys (a copy; never mutated)."""
+    if not isinstance(entry, Mapping) or isinstance(entry.get("type"), str):
+        return dict(entry) if isinstance(entry, Mapping) else entry
+    if isinstance(entry.get("cmd"), str):
+        return {**entry, "type": "cmd"}
+    if isinstance(entry.get("path"), str):
+        return {**entry, "type": "file"}
+    return dict(entry)
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _js_truthy(value: object) -> bool:
+    """JavaScript truthiness: empty arrays and objects are truthy there, unlike in Python."""
+    if isinstance(value, list | dict):
+        return True
+    if isinstance(value, float) and value != value:
+        return False
+    return bool(value) and value is not UNDEFINED
+
+
+_SHELL_OPERATORS = (";", "&", "|", "<", ">", "`", "$(", "\n")
+
+
+def is_allowed_command(cmd: str, allowed: Sequence[str]) -> bool:
+    """May goalkeeper re-run ``cmd``? Only when its words start with the words of an allowed
+    command (``pytest`` allows ``pytest -q tests/x.py``) and it holds no shell operator: it is
+    run as an argument vector, never through a shell, so a hook can never be made to run an
+    arbitrary command the model wrote."""
+    import shlex
+
+    if any(op in cmd for op in _SHELL_OPERATORS):
+        return False
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return False
+    for entry in allowed:
+        try:
+            prefix = shlex.split(entry)
+        except ValueError:
+            continue
+        if prefix and words[: len(prefix)] == prefix:
+            return True
+    return False

@@ -1,0 +1,187 @@
+"""The todo advice layer (seed 002; ``todo-obligations-spec.md`` §8): ①–⑥ and the ⑦ ultimatum.
+
+Advice is a message, never part of a system prompt. At most one per round, with exponential
+backoff, a quiet window after a real user message, same-text dedupe, and a stall notice that is
+terminal until progress or the user speaks. ⑦ is the only advice that starts a run: once per
+"open count + no user input" state, so the agent is pushed back at most once. Pure: functions of
+the guard's state, the time and the config.
+
+One deliberate deviation from pi-todone: when ④ (wait gap) has nothing to list, the pipeline
+falls through to ⑤/⑥ instead of going silent for the rest of the unit, so a long wait can never
+swallow the verification duty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from goalkeeper.core.evidence import parse_gate
+from goalkeeper.core.todos import Task, open_dependencies, prune_alive
+from goalkeeper.core.values import Advise, AdviseWhen, Continue
+from goalkeeper.guards.spec import Context
+
+if TYPE_CHECKING:
+    from goalkeeper.guards.todos import TodosState
+
+COOLDOWN_MAX_S = 600.0  # hard-coded in pi-todone (COOLDOWN_MAX_MS)
+LIST_PARALLEL = 3
+LIST_WAIT = 3
+LIST_PROOF = 5
+
+
+def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None, TodosState]:
+    """Spec §8.3: prune, count stalls, apply backoff and quiet window, pick the first matching
+    injector ①…⑥, and commit it (§8.5)."""
+    cfg = ctx.config
+    tasks = s.tree.live
+    incomplete = s.tree.incomplete
+    s = replace(
+        s,
+        pending_parallel=prune_alive(s.tree.tasks, s.pending_parallel, "in_progress"),
+        pending_verify=prune_alive(s.tree.tasks, s.pending_verify, "completed"),
+    )
+    s = _count_stall(s, bool(tasks), len(incomplete))
+    cooldown = min(COOLDOWN_MAX_S, cfg.todo_cooldown_base_ms / 1000 * 2**s.injection_streak)
+    if ctx.now - s.last_injection_at < cooldown:
+        return None, s
+    if ctx.now - s.last_user_at < cfg.todo_quiet_after_ms / 1000:
+        return None, s
+    if s.last_user_at > s.last_injection_at:
+        s = replace(s, stalled_notified=False)
+    if s.stalled_notified and len(incomplete) == s.last_incomplete_count:
+        return None, s
+    say = ctx.say
+
+    if s.stagnant_rounds >= cfg.todo_stall_threshold and not s.stalled_notified:
+        text = say("todo.advice.stall", n=s.stagnant_rounds)
+        advice, s = _inject(s, text, ctx.now, when)
+        return advice, replace(s, stalled_notified=True, injection_streak=0)
+    tools = max(s.unit_tool_events, s.unit_tools_measured)
+    if (
+        tools >= cfg.todo_create_threshold
+        and not s.unit_created_todo
+        and s.unit_todo_calls == 0
+        and not tasks
+    ):
+        return _inject(s, say("todo.advice.create", n=tools), ctx.now, when)
+    if s.pending_parallel:
+        live = [
+            t
+            for i in s.pending_parallel
+            if (t := s.tree.get(i)) is not None
+            and t.status == "in_progress"
+            and open_dependencies(s.tree.tasks, t)
+        ]
+        if not live:
+            return None, replace(s, pending_parallel=())  # nothing left to confirm this time
+        lines = "\n".join(
+            say(
+                "todo.advice.parallel_line",
+                id=t.id,
+                subject=t.subject,
+                deps=say("todo.children_sep").join(
+                    f"#{d}" for d in open_dependencies(s.tree.tasks, t)
+                ),
+            )
+            for t in live[:LIST_PARALLEL]
+        )
+        advice, s = _inject(s, say("todo.advice.parallel", lines=lines), ctx.now, when)
+        return advice, replace(s, pending_parallel=())
+    if s.unit_long_wait:
+        free = [t for t in incomplete if not open_dependencies(s.tree.tasks, t)]
+        if free:
+            lines = _lines(free[:LIST_WAIT])
+            return _inject(s, say("todo.advice.wait", lines=lines), ctx.now, when)
+    if incomplete:
+        text = say("todo.advice.proof", n=len(incomplete), lines=_lines(incomplete[:LIST_PROOF]))
+        return _inject(s, text, ctx.now, when)
+    if s.pending_verify:
+        live_ids = [i for i in s.pending_verify if (t := s.tree.get(i)) and t.status == "completed"]
+        if not live_ids:
+            return None, replace(s, pending_verify=())
+        advice, s = _inject(s, _verify_text(s, live_ids, ctx), ctx.now, when)
+        return advice, replace(s, pending_verify=())
+    return None, s
+
+
+def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, TodosState]:
+    """Spec §8.6: at the final settle with open todos, push back once: explain the blocker or
+    finish. Ignores the per-round guard and backoff; honours the quiet window and dedupe."""
+    incomplete = s.tree.incomplete
+    if not incomplete:
+        return None, s
+    if len(incomplete) != s.settled_forced_count or s.last_user_at > s.settled_forced_at:
+        s = replace(s, settled_forced=False)
+    if s.settled_forced:
+        return None, s
+    if ctx.now - s.last_user_at < ctx.config.todo_quiet_after_ms / 1000:
+        return None, s
+    text = ctx.say(
+        "todo.advice.ultimatum", n=len(incomplete), lines=_lines(incomplete[:LIST_PROOF])
+    )
+    forced = replace(
+        s, settled_forced=True, settled_forced_count=len(incomplete), settled_forced_at=ctx.now
+    )
+    if text == s.last_injection_text:
+        return None, forced  # the same words were already said: counts as delivered
+    return Continue(text), _committed(forced, text, ctx.now)
+
+
+def _verify_text(s: TodosState, ids: list[int], ctx: Context) -> str:
+    gated = [
+        i
+        for i in ids
+        if (t := s.tree.get(i)) is not None
+        and (g := parse_gate(t.metadata.get("gate"))) is not None
+        and (g.test or g.audit)
+    ]
+    joined = ", ".join(str(i) for i in ids)
+    if not gated:
+        return ctx.say("todo.advice.verify", ids=joined)
+    others = ctx.say("todo.advice.verify_others") if len(gated) < len(ids) else ""
+    gated_ids = ", ".join(str(i) for i in gated)
+    return ctx.say("todo.advice.verify_gated", ids=joined, gated=gated_ids, others=others)
+
+
+def _count_stall(s: TodosState, has_tasks: bool, open_count: int) -> TodosState:
+    """Once per round: an unchanged open count is one more stagnant round; any change (or a
+    finished tree) resets, and lifts the terminal stall notice."""
+    if has_tasks and open_count > 0 and s.last_stall_round != s.current_round:
+        if open_count == s.last_incomplete_count:
+            return replace(
+                s, last_stall_round=s.current_round, stagnant_rounds=s.stagnant_rounds + 1
+            )
+        return replace(
+            s,
+            last_stall_round=s.current_round,
+            stagnant_rounds=0,
+            last_incomplete_count=open_count,
+            stalled_notified=False,
+        )
+    if open_count == 0:
+        return replace(s, stagnant_rounds=0, last_incomplete_count=0, stalled_notified=False)
+    return s
+
+
+def _inject(
+    s: TodosState, text: str, now: float, when: AdviseWhen
+) -> tuple[Advise | None, TodosState]:
+    """Spec §8.5: the same text again counts as delivered and changes nothing."""
+    if text == s.last_injection_text:
+        return None, s
+    return Advise(text, when), _committed(s, text, now)
+
+
+def _committed(s: TodosState, text: str, now: float) -> TodosState:
+    return replace(
+        s,
+        last_injected_round=s.current_round,
+        last_injection_text=text,
+        last_injection_at=now,
+        injection_streak=s.injection_streak + 1,
+    )
+
+
+def _lines(tasks: tuple[Task, ...] | list[Task]) -> str:
+    return "\n".join(f"#{t.id} {t.subject}" for t in tasks)
