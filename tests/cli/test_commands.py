@@ -169,7 +169,9 @@ def test_install_and_uninstall_round_trip(
     settings.write_text(json.dumps(original), encoding="utf-8")
     code, out, _ = cli(capsys, "install", "claude", "--json")
     data = json.loads(out)
-    assert code == 0 and len(data["changes"]) == 5
+    assert code == 0 and len(data["changes"]) == 8
+    mcp = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
+    assert mcp["mcpServers"]["goalkeeper"]["args"] == ["-m", "goalkeeper", "mcp"]
     installed = json.loads(settings.read_text(encoding="utf-8"))
     assert installed["env"]["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] == "50"
     assert len(installed["hooks"]["Stop"]) == 2
@@ -178,6 +180,7 @@ def test_install_and_uninstall_round_trip(
     code, out, _ = cli(capsys, "uninstall", "claude", "--json")
     assert code == 0
     assert json.loads(settings.read_text(encoding="utf-8")) == original
+    assert not (project / ".mcp.json").exists()  # install created it; uninstall removed it
 
 
 def test_install_local_and_user_scopes(

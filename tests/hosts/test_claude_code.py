@@ -196,3 +196,55 @@ def test_damaged_state_database_fails_open(project: Path) -> None:
     assert "the agent was not blocked" in result["systemMessage"]
     assert "state.db" in result["systemMessage"]
     assert db.read_bytes() == b"this is not a database" * 100
+
+
+def pre_tool(project: Path, tool: str, tool_input: dict[str, Any]) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "sess-1",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "toolu_1",
+        }
+    ).encode()
+
+
+def test_pre_tool_use_hands_the_session_to_goalkeepers_todo_tool(project: Path) -> None:
+    """The MCP todo call is let through with the session id written into its input."""
+    raw = pre_tool(project, "mcp__goalkeeper__todo", {"action": "list"})
+    assert answer(raw, project) == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"action": "list", "session": "sess-1"},
+        }
+    }
+
+
+def test_pre_tool_use_refuses_a_native_completion(project: Path) -> None:
+    """TodoWrite or TaskUpdate marking something completed is denied with the way to
+    goalkeeper's todo tool and the evidence format; other native updates pass."""
+    todos = [{"content": "a", "status": "completed", "activeForm": "doing a"}]
+    result = answer(pre_tool(project, "TodoWrite", {"todos": todos}), project)
+    output = result["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "mcp__goalkeeper__todo" in output["permissionDecisionReason"]
+    assert "metadata.evidence" in output["permissionDecisionReason"]
+    denied = answer(
+        pre_tool(project, "TaskUpdate", {"taskId": "1", "status": "completed"}), project
+    )
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    pending = [{"content": "a", "status": "in_progress", "activeForm": "doing a"}]
+    assert answer(pre_tool(project, "TodoWrite", {"todos": pending}), project) == {}
+    assert answer(pre_tool(project, "Bash", {"command": "ls"}), project) == {}
+
+
+def test_native_refusal_is_off_when_todo_obligations_are_off(project: Path) -> None:
+    """todos = off lets native completions through."""
+    todos = [{"content": "a", "status": "completed", "activeForm": "doing a"}]
+    assert (
+        answer(pre_tool(project, "TodoWrite", {"todos": todos}), project, GOALKEEPER_TODOS="off")
+        == {}
+    )

@@ -11,11 +11,13 @@ from goalkeeper.hosts.claude_settings import (
     BLOCK_CAP_VAR,
     SettingsError,
     add_hooks,
+    add_mcp_server,
     hook_command,
     is_goalkeeper_command,
     load_receipt,
     read_json_object,
     remove_hooks,
+    remove_mcp_server,
     save_receipt,
 )
 
@@ -33,9 +35,16 @@ USER_SETTINGS = {
 }
 
 
-def test_install_adds_four_hooks_and_raises_the_block_cap() -> None:
-    """SessionStart, UserPromptSubmit, Stop and StopFailure run goalkeeper; the cap is raised."""
+def test_install_adds_its_hooks_and_raises_the_block_cap() -> None:
+    """SessionStart, UserPromptSubmit, PreToolUse, Stop and StopFailure run goalkeeper (the
+    PreToolUse hook only for the todo tools); the cap is raised."""
     after, receipt, changes = add_hooks({}, CMD, 50)
+    assert after["hooks"]["PreToolUse"] == [
+        {
+            "matcher": "^(mcp__goalkeeper__todo|TodoWrite|TaskUpdate)$",
+            "hooks": [{"type": "command", "command": CMD, "timeout": 60}],
+        }
+    ]
     for event in ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure"):
         assert after["hooks"][event] == [
             {"hooks": [{"type": "command", "command": CMD, "timeout": 60}]}
@@ -44,14 +53,39 @@ def test_install_adds_four_hooks_and_raises_the_block_cap() -> None:
     assert receipt.env_set == {BLOCK_CAP_VAR: "50"} and receipt.env_previous == {
         BLOCK_CAP_VAR: None
     }
-    assert len(changes) == 5
+    assert len(changes) == 6
+
+
+def test_install_approves_the_mcp_server_and_uninstall_withdraws_only_that() -> None:
+    """enabledMcpjsonServers gains "goalkeeper"; uninstall removes only that entry."""
+    settings = {"enabledMcpjsonServers": ["other"]}
+    after, receipt, changes = add_hooks(settings, CMD, 50, enable_mcp=True)
+    assert after["enabledMcpjsonServers"] == ["other", "goalkeeper"]
+    assert "approved the project's 'goalkeeper' MCP server" in changes
+    assert remove_hooks(after, receipt)[0] == settings
+    fresh, fresh_receipt, _ = add_hooks({}, CMD, 50, enable_mcp=True)
+    assert remove_hooks(fresh, fresh_receipt)[0] == {}
+
+
+def test_mcp_json_gains_and_loses_exactly_the_goalkeeper_server() -> None:
+    """.mcp.json: the goalkeeper server is added once, updated in place, removed alone."""
+    original = {"mcpServers": {"db": {"command": "db-mcp"}}}
+    added, was_added, changes = add_mcp_server(original, ["/py", "-m", "goalkeeper", "mcp"])
+    assert was_added and added["mcpServers"]["goalkeeper"] == {
+        "command": "/py",
+        "args": ["-m", "goalkeeper", "mcp"],
+    }
+    assert add_mcp_server(added, ["/py", "-m", "goalkeeper", "mcp"])[2] == []
+    moved, was_added, changes = add_mcp_server(added, ["/other", "-m", "goalkeeper", "mcp"])
+    assert not was_added and changes == ["updated the 'goalkeeper' MCP server in .mcp.json"]
+    assert remove_mcp_server(moved)[0] == original
 
 
 def test_install_keeps_everything_else_and_is_idempotent() -> None:
     """Other hooks and settings stay; installing twice changes nothing."""
     once, _, _ = add_hooks(USER_SETTINGS, CMD, 50)
     assert once["hooks"]["Stop"][0] == USER_SETTINGS["hooks"]["Stop"][0]
-    assert once["hooks"]["PreToolUse"] == USER_SETTINGS["hooks"]["PreToolUse"]
+    assert once["hooks"]["PreToolUse"][0] == USER_SETTINGS["hooks"]["PreToolUse"][0]
     assert once["model"] == "opus" and once["env"]["FOO"] == "1"
     twice, _, changes = add_hooks(once, CMD, 50)
     assert twice == once and changes == []

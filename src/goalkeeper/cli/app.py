@@ -95,9 +95,21 @@ def run(args: list[str]) -> int:
 def _register_commands() -> None:
     if cli.commands:
         return
-    from goalkeeper.cli import config_cmd, demo, gates, hook, install, marker, plan, server, status
+    from goalkeeper.cli import (
+        config_cmd,
+        demo,
+        gates,
+        hook,
+        install,
+        marker,
+        mcp,
+        plan,
+        server,
+        status,
+        todo,
+    )
 
-    for module in (plan, gates, marker, status, install, hook, demo, server, config_cmd):
+    for module in (plan, gates, marker, status, todo, install, hook, mcp, demo, server, config_cmd):
         for command in module.COMMANDS:
             cli.add_command(command)
 

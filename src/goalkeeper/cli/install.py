@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +19,13 @@ from goalkeeper.hosts.claude_settings import (
     Scope,
     SettingsError,
     add_hooks,
+    add_mcp_server,
     hook_command,
     load_receipt,
     read_json_object,
     receipt_path,
     remove_hooks,
+    remove_mcp_server,
     save_receipt,
     settings_path,
     write_json_atomic,
@@ -66,28 +71,46 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 def install_command(
     app: App, host: str, scope: Scope, command: str | None, dry_run: bool, as_json: bool
 ) -> int:
-    """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit, Stop
-    and StopFailure, merged into the settings without touching other hooks or settings.
+    """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit,
+    PreToolUse (goalkeeper's todo tool and the native todo tools), Stop and StopFailure,
+    merged into the settings without touching other hooks or settings.
 
-    Also raises CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above goalkeeper's own
-    caps, so that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends
-    a loop before goalkeeper's rules do. Running it again changes nothing.
+    Also registers goalkeeper's MCP server (the `todo` tool) in the project's .mcp.json and
+    approves it in the settings (not with --user: see the printed note), and raises
+    CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above goalkeeper's own caps, so
+    that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends a loop
+    before goalkeeper's rules do. Running it again changes nothing.
 
-    Exit status: 0 on success, 2 when the settings file cannot be changed safely.
+    Exit status: 0 on success, 2 when a settings file cannot be changed safely.
     """
     home = Path.home()
     path = settings_path(scope, app.project, home)
+    mcp_path = app.project / ".mcp.json"
     config = load_config(app.project, relevant_env())
     cap = max(config.max_continuations, config.idle_streak) + BLOCK_CAP_HEADROOM
+    with_mcp = scope != "user"
     try:
         before = read_json_object(path)
-        after, receipt, changes = add_hooks(before, command or hook_command(), cap)
+        after, receipt, changes = add_hooks(
+            before, command or hook_command(), cap, enable_mcp=with_mcp
+        )
+        mcp_before = read_json_object(mcp_path) if with_mcp else {}
+        mcp_after, mcp_added, mcp_changes = (
+            add_mcp_server(mcp_before, mcp_argv()) if with_mcp else ({}, False, [])
+        )
     except SettingsError as exc:
         raise fail(str(exc)) from exc
+    receipt = replace(
+        receipt, mcp_server=mcp_added, mcp_file_created=mcp_added and not mcp_path.exists()
+    )
     rpath = receipt_path(scope, app.project, home)
-    if not dry_run and changes:
-        write_json_atomic(path, after)
+    if not dry_run and (changes or mcp_changes):
+        if changes:
+            write_json_atomic(path, after)
+        if mcp_changes:
+            write_json_atomic(mcp_path, mcp_after)
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
+    changes = changes + mcp_changes
     compiled = False if dry_run else _precompile()
     data = {
         "host": host,
@@ -108,6 +131,11 @@ def install_command(
             click.echo(f"  - {change}")
     else:
         click.echo(f"goalkeeper is already installed in {path}.")
+    if not with_mcp:
+        argv = " ".join(shlex.quote(a) for a in mcp_argv())
+        click.echo(
+            f"For the todo tool in every project: claude mcp add --scope user goalkeeper -- {argv}"
+        )
     if not (app.project / config.plan_dir).is_dir():
         click.echo(f"Next: write {config.plan_dir}/<topic>.md (see README: the plan file format).")
     click.echo("Check it any time with: goalkeeper plan · goalkeeper status")
@@ -120,8 +148,9 @@ def install_command(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
-    """Remove exactly what `goalkeeper install HOST` added: its hooks, and the env value it
-    set (the previous value is restored). Other hooks and settings stay.
+    """Remove exactly what `goalkeeper install HOST` added: its hooks, its MCP server and
+    its approval, and the env value it set (the previous value is restored). Other hooks and
+    settings stay.
 
     Exit status: 0 on success (also when nothing was installed), 2 when the settings file
     cannot be changed safely.
@@ -129,13 +158,24 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
     home = Path.home()
     path = settings_path(scope, app.project, home)
     rpath = receipt_path(scope, app.project, home)
+    mcp_path = app.project / ".mcp.json"
+    receipt = load_receipt(rpath)
     try:
         before = read_json_object(path)
-        after, changes = remove_hooks(before, load_receipt(rpath))
+        after, changes = remove_hooks(before, receipt)
+        mcp_changes: list[str] = []
+        if receipt is not None and receipt.mcp_server:
+            mcp_after, mcp_changes = remove_mcp_server(read_json_object(mcp_path))
     except SettingsError as exc:
         raise fail(str(exc)) from exc
     if changes and path.exists():
         write_json_atomic(path, after)
+    if mcp_changes and receipt is not None:
+        if receipt.mcp_file_created and mcp_after == {"mcpServers": {}}:
+            mcp_path.unlink()
+        else:
+            write_json_atomic(mcp_path, mcp_after)
+    changes = changes + mcp_changes
     try:
         rpath.unlink()
     except OSError:
@@ -155,8 +195,19 @@ def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
     """A re-install keeps what the first install recorded (the values before goalkeeper)."""
     if old is None:
         return new
-    previous = {**new.env_previous, **old.env_previous}
-    return Receipt({**old.env_set, **new.env_set}, previous, old.created or new.created)
+    return Receipt(
+        {**old.env_set, **new.env_set},
+        {**new.env_previous, **old.env_previous},
+        old.created or new.created,
+        enabled_mcp=old.enabled_mcp or new.enabled_mcp,
+        mcp_server=old.mcp_server or new.mcp_server,
+        mcp_file_created=old.mcp_file_created or new.mcp_file_created,
+    )
+
+
+def mcp_argv() -> list[str]:
+    """How Claude Code starts goalkeeper's MCP server: this Python, so it finds this install."""
+    return [sys.executable, "-m", "goalkeeper", "mcp"]
 
 
 def _precompile() -> bool:

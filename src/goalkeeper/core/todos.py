@@ -338,3 +338,25 @@ def _unknown(task_id: object) -> Problem:
 
 def _shown(value: object) -> str:
     return js_str(UNDEFINED if value is None else value)
+
+
+TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "id": {"type": ["integer", "string"], "description": "the task id (update, get)"},
+        "subject": {"type": "string", "description": "one verifiable result (create)"},
+        "description": {"type": "string"},
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "blockedBy": {"type": "array", "items": {"type": "integer"}},
+        "metadata": {
+            "type": "object",
+            "description": "parentId (tree), gate (test / audit duty), evidence (to complete)",
+        },
+        "session": {"type": "string", "description": "filled in by goalkeeper; leave it out"},
+    },
+    "required": ["action"],
+}
+"""The todo tool's input schema, shared by every surface (MCP server, Pi bridge). Loose on
+purpose: malformed values reach the gates, which explain what is wrong, instead of a schema
+error the model learns nothing from."""

@@ -24,6 +24,7 @@ from goalkeeper.core.values import (
     Activity,
     Advise,
     BeforeAgentStart,
+    Block,
     Capability,
     Close,
     Continue,
@@ -32,6 +33,7 @@ from goalkeeper.core.values import (
     Pause,
     SessionStart,
     Settled,
+    ToolCall,
     UserPrompt,
 )
 
@@ -39,8 +41,13 @@ HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 DEFAULT_BLOCK_CAP = 8  # Claude Code ends a turn after this many Stop blocks in a row
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure")
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure")
 """The events ``goalkeeper install claude`` registers."""
+TODO_TOOL = "mcp__goalkeeper__todo"
+"""goalkeeper's own todo tool as Claude Code names it (MCP server "goalkeeper", tool "todo")."""
+NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
+PRE_TOOL_MATCHER = "^(mcp__goalkeeper__todo|TodoWrite|TaskUpdate)$"
+"""The tools goalkeeper's PreToolUse hook is registered for (an anchored regular expression)."""
 DOCUMENTED_EVENTS = frozenset(
     (
         "SessionStart",
@@ -95,6 +102,8 @@ class HookInput:
     prompt: str | None = None
     last_assistant_message: str | None = None
     error: str | None = None
+    tool_name: str | None = None
+    tool_input: dict[str, Any] | None = None
 
 
 def parse_input(raw: bytes) -> HookInput:
@@ -127,6 +136,10 @@ def parse_input(raw: bytes) -> HookInput:
         prompt=_str(payload.get("prompt")),
         last_assistant_message=_str(payload.get("last_assistant_message")),
         error=_str(payload.get("error")),
+        tool_name=_str(payload.get("tool_name")),
+        tool_input=payload.get("tool_input")
+        if isinstance(payload.get("tool_input"), dict)
+        else None,
     )
 
 
@@ -168,6 +181,9 @@ def _answer(
             return {}  # a Claude Code event goalkeeper does not use: nothing to say
         return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
 
+    if hook.event == "PreToolUse" and hook.tool_name not in NATIVE_TODO_TOOLS:
+        return pre_tool_use_plumbing(hook)
+
     from goalkeeper.engine.supervisor import Supervisor
 
     supervisor = Supervisor(project, config, host=HOST, capabilities=CAPABILITIES, clock=clock)
@@ -187,6 +203,22 @@ def _answer(
     return answer
 
 
+def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
+    """goalkeeper's own todo tool runs in its MCP server, which cannot see the session id:
+    hand it over in the call (``updatedInput``) and let the call through (the server applies
+    every gate). Any other tool: no opinion."""
+    if hook.tool_name != TODO_TOOL:
+        return {}
+    updated = {**(hook.tool_input or {}), "session": hook.session_id}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": updated,
+        }
+    }
+
+
 def to_events(
     hook: HookInput, stored: Mapping[str, Any], config: Config
 ) -> tuple[tuple[Event, ...], dict[str, Any]]:
@@ -197,6 +229,8 @@ def to_events(
         return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
         return (UserPrompt(sid, hook.prompt or ""), BeforeAgentStart(sid)), {}
+    if hook.event == "PreToolUse":
+        return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
     if hook.event == "StopFailure":
         return (
             Settled(sid, hook.last_assistant_message or "", error=hook.error or "api error"),
@@ -220,6 +254,14 @@ def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
         if reasons:
             answer["decision"] = "block"
             answer["reason"] = "\n\n".join(reasons)
+    elif event == "PreToolUse":
+        denials = [a.reason for a in actions if isinstance(a, Block)]
+        if denials:
+            answer["hookSpecificOutput"] = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "\n\n".join(denials),
+            }
     if user and event != "StopFailure":
         answer["systemMessage"] = "\n".join(user)
     return answer
@@ -241,7 +283,7 @@ def _activity(
     )
     if tail is None:
         return Activity(), {}
-    activity = Activity(tail.tool_calls, tail.context_tokens, tail.size)
+    activity = Activity(tail.tool_calls, tail.context_tokens, tail.size, tail.long_wait)
     return activity, {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
 
 

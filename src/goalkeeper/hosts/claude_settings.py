@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from goalkeeper.hosts.claude_code import HOOK_EVENTS
+from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
 
 Scope = Literal["project", "local", "user"]
 BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
@@ -40,12 +40,20 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Receipt:
-    """What install changed besides its own hooks: env values it set, and what they were."""
+    """What install changed besides its own hooks, so uninstall can undo exactly that."""
 
     env_set: dict[str, str] = field(default_factory=dict)
     env_previous: dict[str, str | None] = field(default_factory=dict)
     created: tuple[str, ...] = ()
-    """Top-level keys ("hooks", "env") that did not exist before install."""
+    """Top-level settings keys ("hooks", "env", "enabledMcpjsonServers") install created."""
+    enabled_mcp: bool = False
+    """Install added "goalkeeper" to ``enabledMcpjsonServers``."""
+    mcp_server: bool = False
+    """Install added the "goalkeeper" server to .mcp.json."""
+    mcp_file_created: bool = False
+
+
+MCP_SERVER = "goalkeeper"
 
 
 def hook_command(executable: str | None = None) -> str:
@@ -97,12 +105,14 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
 
 
 def add_hooks(
-    settings: dict[str, Any], command: str, block_cap: int
+    settings: dict[str, Any], command: str, block_cap: int, *, enable_mcp: bool = False
 ) -> tuple[dict[str, Any], Receipt, list[str]]:
-    """A copy of ``settings`` with goalkeeper's hooks and block cap; also the receipt and a
-    list of what changed (empty when it was already installed)."""
+    """A copy of ``settings`` with goalkeeper's hooks and block cap (and, with ``enable_mcp``,
+    the project's "goalkeeper" MCP server approved); also the receipt and a list of what
+    changed (empty when it was already installed)."""
     data = json.loads(json.dumps(settings))  # deep copy, JSON types only
-    created = tuple(key for key in ("hooks", "env") if key not in data)
+    keys = ("hooks", "env", "enabledMcpjsonServers") if enable_mcp else ("hooks", "env")
+    created = tuple(key for key in keys if key not in data)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsError("'hooks' in the settings is not an object; fix it first")
@@ -111,36 +121,39 @@ def add_hooks(
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise SettingsError(f"'hooks.{event}' in the settings is not a list; fix it first")
-        handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
-        existing = _our_handlers(groups)
-        if not existing:
-            groups.append({"hooks": [handler]})
-            changes.append(f"added the {event} hook")
-        for found in existing:
-            if found.get("command") != command or found.get("timeout") != HOOK_TIMEOUT_S:
-                found.update(handler)
-                changes.append(f"updated the {event} hook")
-    receipt = Receipt(created=created)
+        changes += _ensure_handler(event, groups, command)
     env = data.setdefault("env", {})
     if not isinstance(env, dict):
         raise SettingsError("'env' in the settings is not an object; fix it first")
+    env_set: dict[str, str] = {}
+    env_previous: dict[str, str | None] = {}
     current = env.get(BLOCK_CAP_VAR)
     if not _cap_is_enough(current, block_cap):
-        env[BLOCK_CAP_VAR] = str(block_cap)
-        receipt = Receipt(
-            {BLOCK_CAP_VAR: str(block_cap)}, {BLOCK_CAP_VAR: _as_str(current)}, created
-        )
+        env[BLOCK_CAP_VAR] = env_set[BLOCK_CAP_VAR] = str(block_cap)
+        env_previous[BLOCK_CAP_VAR] = _as_str(current)
         changes.append(f"set env {BLOCK_CAP_VAR}={block_cap}")
     if not env and "env" in created:
         del data["env"]
+    enabled_added = False
+    if enable_mcp:
+        enabled = data.setdefault("enabledMcpjsonServers", [])
+        if not isinstance(enabled, list):
+            raise SettingsError(
+                "'enabledMcpjsonServers' in the settings is not a list; fix it first"
+            )
+        if MCP_SERVER not in enabled:
+            enabled.append(MCP_SERVER)
+            enabled_added = True
+            changes.append(f"approved the project's {MCP_SERVER!r} MCP server")
+    receipt = Receipt(env_set, env_previous, created, enabled_mcp=enabled_added)
     return data, receipt, changes
 
 
 def remove_hooks(
     settings: dict[str, Any], receipt: Receipt | None
 ) -> tuple[dict[str, Any], list[str]]:
-    """A copy of ``settings`` without goalkeeper's handlers and without the env values its
-    receipt says it set (restoring what was there before)."""
+    """A copy of ``settings`` without goalkeeper's handlers, without the env values its
+    receipt says it set (restoring what was there before) and without its MCP approval."""
     data = json.loads(json.dumps(settings))
     changes: list[str] = []
     hooks = data.get("hooks")
@@ -183,7 +196,64 @@ def remove_hooks(
             changes.append(f"restored env {key}")
         if not env and "env" in receipt.created:
             del data["env"]
+    enabled = data.get("enabledMcpjsonServers")
+    if receipt is not None and receipt.enabled_mcp and isinstance(enabled, list):
+        if MCP_SERVER in enabled:
+            enabled.remove(MCP_SERVER)
+            changes.append(f"withdrew the approval of the {MCP_SERVER!r} MCP server")
+        if not enabled and "enabledMcpjsonServers" in receipt.created:
+            del data["enabledMcpjsonServers"]
     return data, changes
+
+
+def add_mcp_server(mcp: dict[str, Any], argv: list[str]) -> tuple[dict[str, Any], bool, list[str]]:
+    """A copy of the project's .mcp.json with the "goalkeeper" server; whether it was added
+    (rather than already there), and what changed."""
+    data = json.loads(json.dumps(mcp))
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise SettingsError("'mcpServers' in .mcp.json is not an object; fix it first")
+    wanted = {"command": argv[0], "args": argv[1:]}
+    existing = servers.get(MCP_SERVER)
+    if existing == wanted:
+        return data, False, []
+    servers[MCP_SERVER] = wanted
+    verb = "updated" if existing is not None else "added"
+    return data, existing is None, [f"{verb} the {MCP_SERVER!r} MCP server in .mcp.json"]
+
+
+def remove_mcp_server(mcp: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    data = json.loads(json.dumps(mcp))
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict) and MCP_SERVER in servers:
+        del servers[MCP_SERVER]
+        return data, [f"removed the {MCP_SERVER!r} MCP server from .mcp.json"]
+    return data, []
+
+
+def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
+    """goalkeeper's handler for ``event`` in its own group (with the tool matcher for
+    PreToolUse), added or brought up to date."""
+    handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+    matcher = PRE_TOOL_MATCHER if event == "PreToolUse" else None
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        ours = [
+            h
+            for h in (handlers if isinstance(handlers, list) else [])
+            if isinstance(h, dict) and is_goalkeeper_command(h.get("command"))
+        ]
+        if not ours:
+            continue
+        stale = any(h != handler for h in ours) or (matcher and group.get("matcher") != matcher)
+        for h in ours:
+            h.clear()
+            h.update(handler)
+        if matcher:
+            group["matcher"] = matcher
+        return [f"updated the {event} hook"] if stale else []
+    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
+    return [f"added the {event} hook"]
 
 
 def save_receipt(path: Path, receipt: Receipt) -> None:
@@ -193,6 +263,9 @@ def save_receipt(path: Path, receipt: Receipt) -> None:
             "env_set": receipt.env_set,
             "env_previous": receipt.env_previous,
             "created": list(receipt.created),
+            "enabled_mcp": receipt.enabled_mcp,
+            "mcp_server": receipt.mcp_server,
+            "mcp_file_created": receipt.mcp_file_created,
         },
     )
 
@@ -209,17 +282,10 @@ def load_receipt(path: Path) -> Receipt | None:
         {str(k): str(v) for k, v in env_set.items()},
         {str(k): (None if v is None else str(v)) for k, v in previous.items()},
         tuple(str(k) for k in created) if isinstance(created, list) else (),
+        enabled_mcp=raw.get("enabled_mcp") is True,
+        mcp_server=raw.get("mcp_server") is True,
+        mcp_file_created=raw.get("mcp_file_created") is True,
     )
-
-
-def _our_handlers(groups: list[Any]) -> list[dict[str, Any]]:
-    found = []
-    for group in groups:
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        for handler in handlers if isinstance(handlers, list) else []:
-            if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
-                found.append(handler)
-    return found
 
 
 def _cap_is_enough(value: object, needed: int) -> bool:

@@ -21,6 +21,8 @@ class TranscriptTail:
     size: int
     offset: int
     """Where the next read starts: just after the last complete line read."""
+    long_wait: bool = False
+    """A subagent, or a shell command in the background or with a timeout of a minute or more."""
 
 
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
@@ -43,6 +45,7 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
         body = body[body.find(b"\n") + 1 :]  # began mid-line
     tool_ids: set[str] = set()
     anonymous = 0
+    long_wait = False
     last_usage: bytes | None = None
     for line in body.split(b"\n"):
         if b'"assistant"' not in line:
@@ -55,9 +58,30 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
                         tool_ids.add(ident)
                     else:
                         anonymous += 1
+                    long_wait = long_wait or _is_long_wait(block)
         if b'"usage"' in line:
             last_usage = line
-    return TranscriptTail(len(tool_ids) + anonymous, _context_tokens(last_usage), size, start + end)
+    return TranscriptTail(
+        len(tool_ids) + anonymous, _context_tokens(last_usage), size, start + end, long_wait
+    )
+
+
+LONG_WAIT_MS = 60_000
+
+
+def _is_long_wait(block: dict[str, object]) -> bool:
+    name, tool_input = block.get("name"), block.get("input")
+    if name in ("Task", "Agent"):
+        return True
+    if name != "Bash" or not isinstance(tool_input, dict):
+        return False
+    timeout = tool_input.get("timeout")
+    is_long = (
+        isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and timeout >= LONG_WAIT_MS
+    )
+    return bool(tool_input.get("run_in_background")) or is_long
 
 
 def _content(line: bytes) -> list[dict[str, object]]:

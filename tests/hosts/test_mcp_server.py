@@ -1,0 +1,126 @@
+"""`goalkeeper mcp` as an MCP client sees it: a real server process, the official SDK client."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from goalkeeper.hosts.mcp_server import session_of, to_tool_result
+from goalkeeper.core.values import Advise, Block, Reply
+
+
+async def _calls(
+    project: Path, calls: list[dict[str, Any]], env: dict[str, str]
+) -> tuple[list[str], list[tuple[bool, str]]]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "goalkeeper", "-C", str(project), "mcp"],
+        env={"PATH": os.environ.get("PATH", ""), **env},
+    )
+    results: list[tuple[bool, str]] = []
+    async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        tools = [t.name for t in (await session.list_tools()).tools]
+        for arguments in calls:
+            result = await session.call_tool("todo", arguments)
+            text = result.content[0].text  # type: ignore[union-attr]
+            results.append((result.is_error, text))
+    return tools, results
+
+
+def run_calls(
+    project: Path, calls: list[dict[str, Any]], **env: str
+) -> tuple[list[str], list[tuple[bool, str]]]:
+    return anyio.run(_calls, project, calls, env)
+
+
+def test_todo_tool_over_mcp_gates_and_applies(tmp_path: Path) -> None:
+    """The server lists `todo`; a completion without evidence is an error result naming the
+    evidence format; with evidence it is applied and the tree is stored for the session."""
+    tools, results = run_calls(
+        tmp_path,
+        [
+            {"action": "create", "subject": "export the report"},
+            {"action": "update", "id": 1, "status": "completed"},
+            {
+                "action": "update",
+                "id": 1,
+                "status": "completed",
+                "metadata": {"evidence": {"kind": "effect", "evidence": []}},
+            },
+            {"action": "list"},
+        ],
+        GOALKEEPER_SESSION="sess-mcp",
+    )
+    assert tools == ["todo"]
+    (created_error, created), (refused_error, refused), (done_error, _), (_, listed) = results
+    assert not created_error and json.loads(created)["task"]["id"] == 1
+    assert (
+        refused_error
+        and "proof of completion missing" in refused
+        and "metadata.evidence" in refused
+    )
+    assert not done_error
+    assert json.loads(listed)["tasks"][0]["status"] == "completed"
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.sessions import get_session
+
+    row = get_session(Store(tmp_path).connection(), "sess-mcp")
+    assert row is not None and row.guards["todos"]["tree"]["tasks"][0]["status"] == "completed"
+
+
+def test_the_session_argument_wins_and_garbage_is_refused(tmp_path: Path) -> None:
+    """The `session` argument (written by the PreToolUse hook) picks the session; malformed
+    calls are refused with a clear message and change nothing."""
+    _, results = run_calls(
+        tmp_path,
+        [
+            {"action": "create", "subject": "a", "session": "from-hook"},
+            {"action": "explode"},
+            {"action": "update", "id": "one", "status": "completed", "session": "from-hook"},
+            {"action": "update", "id": 42, "status": "in_progress", "session": "from-hook"},
+            {"action": "create", "subject": "x" * 600, "session": "from-hook"},
+        ],
+        CLAUDE_CODE_SESSION_ID="from-env",
+    )
+    assert not results[0][0]
+    assert results[1] == (True, "action must be create|update|list|get, got: explode")
+    assert results[2][0] and "id must be a number, got: one" in results[2][1]
+    assert results[3] == (True, "task #42 does not exist")
+    assert results[4][0] and "subject is too long (600 characters, limit 500)" in results[4][1]
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.sessions import get_session
+
+    conn = Store(tmp_path).connection()
+    tree = get_session(conn, "from-hook").guards["todos"]["tree"]  # type: ignore[union-attr]
+    assert [t["subject"] for t in tree["tasks"]] == ["a"]
+    assert get_session(conn, "from-env") is not None  # the action error was still journaled there
+
+
+@pytest.mark.parametrize(
+    ("arguments", "env", "expected"),
+    [
+        ({"session": "a"}, {"CLAUDE_CODE_SESSION_ID": "b"}, "a"),
+        ({}, {"CLAUDE_CODE_SESSION_ID": "b", "GOALKEEPER_SESSION": "c"}, "b"),
+        ({}, {"GOALKEEPER_SESSION": "c"}, "c"),
+        ({"session": "  "}, {}, "default"),
+    ],
+)
+def test_session_resolution(arguments: dict[str, str], env: dict[str, str], expected: str) -> None:
+    """Hook-supplied session, then Claude Code's environment, then goalkeeper's, then default."""
+    assert session_of(arguments, env) == expected
+
+
+def test_tool_results_from_actions() -> None:
+    """A refusal is an error result; a reply is its JSON; advice rides along."""
+    assert to_tool_result((Block("no"),)) == ("no", True)
+    text, error = to_tool_result((Reply({"action": "list"}), Advise("hint")))
+    assert not error and text == '{"action": "list"}\n\nhint'
