@@ -13,8 +13,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from goalkeeper.hosts.mcp_server import session_of, to_tool_result
 from goalkeeper.core.values import Advise, Block, Reply
+from goalkeeper.hosts.mcp_server import session_of, to_tool_result
 
 
 async def _calls(
