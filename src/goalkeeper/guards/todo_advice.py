@@ -105,18 +105,21 @@ def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None
     return None, s
 
 
-def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, TodosState]:
+def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, bool, TodosState]:
     """Spec §8.6: at the final settle with open todos, push back once: explain the blocker or
-    finish. Ignores the per-round guard and backoff; honours the quiet window and dedupe."""
+    finish. Ignores the per-round guard and backoff; honours the quiet window and dedupe.
+
+    Returns the continuation (None when nothing is sent), whether the ultimatum counts as
+    delivered (sent, or the same words said already), and the new state."""
     incomplete = s.tree.incomplete
     if not incomplete:
-        return None, s
+        return None, False, s
     if len(incomplete) != s.settled_forced_count or s.last_user_at > s.settled_forced_at:
         s = replace(s, settled_forced=False)
     if s.settled_forced:
-        return None, s
+        return None, False, s
     if ctx.now - s.last_user_at < ctx.config.todo_quiet_after_ms / 1000:
-        return None, s
+        return None, False, s
     text = ctx.say(
         "todo.advice.ultimatum", n=len(incomplete), lines=_lines(incomplete[:LIST_PROOF])
     )
@@ -124,8 +127,8 @@ def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, TodosState]
         s, settled_forced=True, settled_forced_count=len(incomplete), settled_forced_at=ctx.now
     )
     if text == s.last_injection_text:
-        return None, forced  # the same words were already said: counts as delivered
-    return Continue(text), _committed(forced, text, ctx.now)
+        return None, True, forced  # the same words were already said: counts as delivered
+    return Continue(text), True, _committed(forced, text, ctx.now)
 
 
 def _verify_text(s: TodosState, ids: list[int], ctx: Context) -> str:

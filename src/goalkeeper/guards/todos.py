@@ -11,7 +11,7 @@ in ``todo_advice.py``. Pure; the tree is this guard's state, stored per session.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from goalkeeper.core.evidence import (
@@ -47,6 +47,7 @@ from goalkeeper.core.values import (
     SessionStart,
     Settled,
     ToolCall,
+    TurnEnd,
     UserPrompt,
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
@@ -116,7 +117,8 @@ class TodosGuard:
         )
 
     def dump_state(self, state: TodosState) -> dict[str, Any]:
-        data = {k: v for k, v in asdict(state).items() if k not in ("tree", "storm")}
+        # not dataclasses.asdict: it deep-copies the whole tree only to have it replaced
+        data: dict[str, Any] = {name: getattr(state, name) for name in _SCALARS}
         data.update(
             tree=state.tree.to_json(),
             storm=[list(e) for e in state.storm],
@@ -138,6 +140,8 @@ class TodosGuard:
             return Verdict(state=_new_unit(replace(state, last_user_at=ctx.now)))
         if isinstance(event, BeforeAgentStart):
             return Verdict(state=replace(state, current_round=state.current_round + 1))
+        if isinstance(event, TurnEnd):
+            return on_turn_end(state, ctx)
         if isinstance(event, SessionStart):
             return Verdict((Advise(ctx.say("todo.guideline"), static=True),))
         return Verdict()
@@ -304,6 +308,14 @@ def _judge_commands(
     return None
 
 
+def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
+    """Advice inside a run (Pi's steer), at most one per round."""
+    if s.last_injected_round == s.current_round:
+        return Verdict(state=s)
+    advice, s = advise(s, ctx, "now")
+    return Verdict((advice,) if advice else (), s)
+
+
 def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     """⑦ first; if it did not speak, the ordinary advice as a follow-up."""
     if s.last_settled_round == s.current_round:
@@ -315,9 +327,11 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
         s = replace(s, unit_long_wait=True)
     if ev.aborted or ev.error:
         return Verdict(state=s)
-    push, s = ultimatum(s, ctx)
+    push, delivered, s = ultimatum(s, ctx)
     if push is not None:
         return Verdict((push, Record("todo_ultimatum", {"open": len(s.tree.incomplete)})), s)
+    if delivered:
+        return Verdict(state=s)  # the ultimatum's words were said already: counts as delivered
     if s.last_injected_round == s.current_round:
         return Verdict(state=s)
     advice, s = advise(s, ctx, "next_turn")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from goalkeeper.config import load_config
 from goalkeeper.core.messages import render
 from goalkeeper.core.todos import TOOL_SCHEMA
 from goalkeeper.core.values import Action, Advise, Block, Capability, Reply, ToolCall
+from goalkeeper.store.db import Store
 
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
@@ -34,21 +36,29 @@ def session_of(arguments: Mapping[str, Any], env: Mapping[str, str]) -> str:
 
 
 def call_todo(
-    project: Path, arguments: Mapping[str, Any], env: Mapping[str, str]
+    project: Path,
+    arguments: Mapping[str, Any],
+    env: Mapping[str, str],
+    store: Store | None = None,
 ) -> tuple[str, bool]:
-    """One todo call through the engine: the text for the model, and whether it is an error."""
+    """One todo call through the engine: the text for the model, and whether it is an error.
+
+    A long-lived server passes its ``store`` (one open connection; calls are serialised by the
+    caller); otherwise a connection is opened and closed for this call."""
     from goalkeeper.engine.supervisor import Supervisor
 
     config = load_config(project, env)
     args = {k: v for k, v in arguments.items() if k != "session"}
-    supervisor = Supervisor(project, config, host="mcp", capabilities=CAPABILITIES)
+    own = store is None
+    supervisor = Supervisor(project, config, host="mcp", capabilities=CAPABILITIES, store=store)
     try:
         outcome = supervisor.handle([ToolCall(session_of(arguments, env), TOOL_NAME, args)])
     except Exception as exc:  # the tool answers with an error; the agent goes on
         lang = config.lang if config.lang != "auto" else "en"
         return render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}"), True
     finally:
-        supervisor.store.close()
+        if own:
+            supervisor.store.close()
     return to_tool_result(outcome.actions)
 
 
@@ -71,6 +81,12 @@ def serve(project: Path) -> int:
     env = dict(os.environ)
     lang = load_config(project, env).lang
     description = render("zh" if lang == "zh" else "en", "todo.tool.description")
+    store = Store(project)  # one connection for the server's life; calls take turns on it
+    turn = threading.Lock()
+
+    def serialised(arguments: dict[str, Any]) -> tuple[str, bool]:
+        with turn:
+            return call_todo(project, arguments, env, store)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         tool = types.Tool(name=TOOL_NAME, description=description, input_schema=TOOL_SCHEMA)
@@ -82,7 +98,7 @@ def serve(project: Path) -> int:
         else:
             arguments = dict(params.arguments or {})
             # a re-run test may take minutes: keep the event loop free for the protocol
-            text, error = await anyio.to_thread.run_sync(call_todo, project, arguments, env)
+            text, error = await anyio.to_thread.run_sync(serialised, arguments)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
     server: Any = Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -51,11 +51,16 @@ def ensure_state_dir(project: Path) -> Path:
 def connect(path: Path) -> sqlite3.Connection:
     """Open (creating and migrating if needed) the database at ``path``."""
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open {path}: {exc}") from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # WAL with NORMAL: a commit is durable across a crash of the process, not of the whole
+        # machine, and costs no fsync; state that a power cut could roll back is recoverable.
+        conn.execute("PRAGMA synchronous = NORMAL")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version < len(MIGRATIONS):
             _migrate(conn)
