@@ -57,11 +57,11 @@ class Config:
     """Load third-party guards from the ``goalkeeper.guards`` entry points."""
     todos: OnOff = "on"
     """Todo obligations: evidence to complete a todo, tree integrity, advice, the settle duty."""
-    todo_stall_threshold: int = 3
+    todo_stall_threshold: float = 3.0
     """Rounds with an unchanged number of open todos before a re-examination (PI_TODONE_*)."""
     todo_quiet_after_ms: float = 120_000.0
     """No todo advice while the last real user message is younger than this."""
-    todo_create_threshold: int = 200
+    todo_create_threshold: float = 200.0
     """Tool calls in one unit, with no todo at all, before the creation duty."""
     todo_cooldown_base_ms: float = 60_000.0
     """Backoff between todo advice: min(600 s, base × 2^n)."""

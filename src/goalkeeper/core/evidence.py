@@ -85,7 +85,7 @@ def normalize_evidence(raw: object) -> Normalized:
         if not text:
             return Normalized(None, Problem.of("evidence.missing"))
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_not_json)
         except ValueError:
             value = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": text}]}
     if isinstance(value, list):
@@ -107,9 +107,7 @@ def normalize_evidence(raw: object) -> Normalized:
         kind = "runnable" if "cmd" in types else "state" if "file" in types else None
     normalized = {**obj, "evidence": entries}
     if kind is not None:
-        normalized["kind"] = kind
-    else:
-        normalized.pop("kind", None)
+        normalized["kind"] = kind  # else an explicit original (null, "") is kept, as it came
     problem = validate_evidence(normalized)
     return Normalized(None, problem) if problem else Normalized(normalized, None)
 
@@ -184,6 +182,11 @@ def evidence_claims(
             code = entry.get("exit")
             commands.append(CommandClaim(str(entry["cmd"]), code if is_number(code) else None))
     return tuple(files), tuple(commands)
+
+
+def _not_json(token: str) -> object:
+    """JSON has no NaN or Infinity: such text is not JSON (a bare command, then)."""
+    raise ValueError(f"{token} is not JSON")
 
 
 def _typed(entry: object) -> object:

@@ -10,6 +10,7 @@ in ``core/evidence.py`` and the todos guard. Pure; no I/O; never raises on any t
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeGuard, cast
@@ -25,8 +26,11 @@ MAX_METADATA = 64 * 1024  # serialized; evidence with output tails fits, a paste
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
-    """A JSON number: ``true`` is an ``int`` in Python but not a number in JSON."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A JSON number: ``true`` is an ``int`` in Python but not a number in JSON, and JSON has
+    no NaN or Infinity (Python's ``json`` reads them; they are garbage here)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +225,8 @@ def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
     if call.action == "create":
         if not call.subject or not call.subject.strip():
             return Problem.of("todo.error.subject")
+        if call.status in ("completed", "deleted"):
+            return Problem.of("todo.error.create_status", status=call.status)
         status = call.status if call.status in STATUSES else "pending"
         task = Task(
             id=tree.next_id,
@@ -269,7 +275,11 @@ def js_str(value: object) -> str:
             return "NaN"
         if value in (float("inf"), float("-inf")):
             return "Infinity" if value > 0 else "-Infinity"
-        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else repr(value)
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        text = repr(value)  # JavaScript writes exponents without padding: 1e-7, 1e+21
+        mantissa, _, exponent = text.partition("e")
+        return f"{mantissa}e{exponent[0]}{exponent[1:].lstrip('0') or '0'}" if exponent else text
     if isinstance(value, int | str):
         return str(value)
     if isinstance(value, list | tuple):

@@ -73,9 +73,14 @@ def _git_changed(project: Path, paths: list[str], runner: Runner) -> set[str] | 
     top = runner.run(["git", "rev-parse", "--show-toplevel"], cwd=project, timeout_s=GIT_TIMEOUT_S)
     root = Path(top.output_tail.strip()) if top.exit_code == 0 else project
     changed: set[str] = set()
-    for record in done.output_tail.split("\0"):
+    fields = done.output_tail.split("\0")
+    i = 0
+    while i < len(fields):
+        record = fields[i]
         if len(record) > 3:
             changed.add(str((root / record[3:]).resolve()))
+        # a rename or copy record ("R  new") is followed by the old path as a field of its own
+        i += 2 if record[:1] in ("R", "C") or record[1:2] in ("R", "C") else 1
     return changed
 
 

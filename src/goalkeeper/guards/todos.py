@@ -301,7 +301,9 @@ def _judge_commands(
                 "todo.checked.cmd_mismatch",
                 cmd=claim.cmd,
                 claimed=js_str(claimed),
-                real=say("todo.timeout") if fact.timed_out else js_str(fact.exit_code),
+                real=say("todo.timeout")
+                if fact.timed_out
+                else say("todo.checked.exited", code=js_str(fact.exit_code)),
                 tail=fact.output_tail[-1500:],
             )
         notes.append({"cmd": claim.cmd, "status": "verified", "exit": fact.exit_code})
