@@ -42,9 +42,12 @@ def parse_args() -> argparse.Namespace:
 
 
 def in_server_update(project: Path, env: dict[str, str]) -> Callable[[], float]:
-    """``call_todo`` as the MCP server runs it for each call (modules loaded, warm caches)."""
+    """``call_todo`` as the MCP server runs it for each call: modules loaded, caches warm, its
+    one database connection open."""
     from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.store.db import Store
 
+    store = Store(project)
     counter = {"n": 0}
 
     def case() -> float:
@@ -52,7 +55,7 @@ def in_server_update(project: Path, env: dict[str, str]) -> Callable[[], float]:
         status = "in_progress" if counter["n"] % 2 else "pending"
         args = {"action": "update", "id": 1 + counter["n"] % TASKS, "status": status}
         started = time.perf_counter()
-        text, error = call_todo(project, {**args, "session": SESSION}, env)
+        text, error = call_todo(project, {**args, "session": SESSION}, env, store)
         elapsed = time.perf_counter() - started
         if error:
             raise _bench.BenchError(f"todo update refused: {text[:300]}")
