@@ -155,7 +155,13 @@ def test_early_complete_is_refused_then_a_proven_close_ends_the_run(case: Case) 
     case.write_plan(TOPIC, PLAN)
     settings = case.install()
     assert settings["env"] == BLOCK_CAP_ENV
-    assert set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "Stop", "StopFailure"}
+    assert set(settings["hooks"]) == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "Stop",
+        "StopFailure",
+    }
 
     rules = [
         {"name": "complete", "when": {"contains": AFTER_CHECK},
