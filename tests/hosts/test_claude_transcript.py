@@ -112,3 +112,43 @@ def test_garbage_lines_are_skipped(tmp_path: Path) -> None:
     )
     tail = read_tail(str(path), 0, 1 << 20)
     assert tail is not None and tail.tool_calls == 1
+
+
+def test_long_waits_are_noticed(tmp_path: Path) -> None:
+    """A subagent, a background shell or a shell timeout of a minute or more is a long wait."""
+    path = tmp_path / "t.jsonl"
+    cases = [
+        ({"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review"}}, True),
+        (
+            {
+                "type": "tool_use",
+                "id": "t2",
+                "name": "Bash",
+                "input": {"command": "make", "run_in_background": True},
+            },
+            True,
+        ),
+        (
+            {
+                "type": "tool_use",
+                "id": "t3",
+                "name": "Bash",
+                "input": {"command": "make", "timeout": 120000},
+            },
+            True,
+        ),
+        (
+            {
+                "type": "tool_use",
+                "id": "t4",
+                "name": "Bash",
+                "input": {"command": "ls", "timeout": 5000},
+            },
+            False,
+        ),
+        ({"type": "tool_use", "id": "t5", "name": "Read", "input": {"file_path": "/x"}}, False),
+    ]
+    for block, expected in cases:
+        path.write_text(assistant([block]))
+        tail = read_tail(str(path), 0, 1 << 20)
+        assert tail is not None and tail.long_wait is expected, block
