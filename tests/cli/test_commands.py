@@ -169,7 +169,12 @@ def test_install_and_uninstall_round_trip(
     settings.write_text(json.dumps(original), encoding="utf-8")
     code, out, _ = cli(capsys, "install", "claude", "--json")
     data = json.loads(out)
-    assert code == 0 and len(data["changes"]) == 8
+    assert code == 0 and len(data["changes"]) == 9
+    assert (
+        (project / ".claude" / "commands" / "gk-goal.md")
+        .read_text(encoding="utf-8")
+        .startswith("---")
+    )
     mcp = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))
     assert mcp["mcpServers"]["goalkeeper"]["args"] == ["-m", "goalkeeper", "mcp"]
     installed = json.loads(settings.read_text(encoding="utf-8"))
@@ -181,6 +186,7 @@ def test_install_and_uninstall_round_trip(
     assert code == 0
     assert json.loads(settings.read_text(encoding="utf-8")) == original
     assert not (project / ".mcp.json").exists()  # install created it; uninstall removed it
+    assert not (project / ".claude" / "commands" / "gk-goal.md").exists()
 
 
 def test_install_local_and_user_scopes(

@@ -45,10 +45,14 @@ def test_install_adds_its_hooks_and_raises_the_block_cap() -> None:
             "hooks": [{"type": "command", "command": CMD, "timeout": 60}],
         }
     ]
-    for event in ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure"):
+    for event in ("SessionStart", "UserPromptSubmit", "StopFailure"):
         assert after["hooks"][event] == [
             {"hooks": [{"type": "command", "command": CMD, "timeout": 60}]}
         ]
+    # a Stop may run the goal's verification: it gets a long timeout
+    assert after["hooks"]["Stop"] == [
+        {"hooks": [{"type": "command", "command": CMD, "timeout": 600}]}
+    ]
     assert after["env"] == {BLOCK_CAP_VAR: "50"}
     assert receipt.env_set == {BLOCK_CAP_VAR: "50"} and receipt.env_previous == {
         BLOCK_CAP_VAR: None

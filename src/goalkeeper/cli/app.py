@@ -99,6 +99,7 @@ def _register_commands() -> None:
         config_cmd,
         demo,
         gates,
+        goal,
         hook,
         install,
         marker,
@@ -109,7 +110,20 @@ def _register_commands() -> None:
         todo,
     )
 
-    for module in (plan, gates, marker, status, todo, install, hook, mcp, demo, server, config_cmd):
+    for module in (
+        plan,
+        gates,
+        marker,
+        status,
+        goal,
+        todo,
+        install,
+        hook,
+        mcp,
+        demo,
+        server,
+        config_cmd,
+    ):
         for command in module.COMMANDS:
             cli.add_command(command)
 
@@ -120,8 +134,14 @@ class UserError(click.ClickException):
     exit_code = int(ExitCode.USAGE)
 
 
-def fail(message: str) -> UserError:
-    return UserError(message)
+class NotPassedError(click.ClickException):
+    """The answer is "no" (nothing to act on), printed like an error, exit status 1."""
+
+    exit_code = int(ExitCode.NOT_PASSED)
+
+
+def fail(message: str, code: int = int(ExitCode.USAGE)) -> click.ClickException:
+    return NotPassedError(message) if code == int(ExitCode.NOT_PASSED) else UserError(message)
 
 
 def echo_json(value: object) -> None:

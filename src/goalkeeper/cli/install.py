@@ -15,11 +15,14 @@ from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
 from goalkeeper.hosts.claude_settings import (
     BLOCK_CAP_HEADROOM,
+    GOAL_COMMAND_NAME,
     Receipt,
     Scope,
     SettingsError,
     add_hooks,
     add_mcp_server,
+    command_path,
+    goal_command_text,
     hook_command,
     load_receipt,
     read_json_object,
@@ -100,15 +103,25 @@ def install_command(
         )
     except SettingsError as exc:
         raise fail(str(exc)) from exc
+    cpath = command_path(scope, app.project, home)
+    wants_command = not cpath.exists()
     receipt = replace(
-        receipt, mcp_server=mcp_added, mcp_file_created=mcp_added and not mcp_path.exists()
+        receipt,
+        mcp_server=mcp_added,
+        mcp_file_created=mcp_added and not mcp_path.exists(),
+        goal_command=wants_command,
     )
+    if wants_command:
+        changes.append(f"added the /{GOAL_COMMAND_NAME} command ({cpath.name})")
     rpath = receipt_path(scope, app.project, home)
     if not dry_run and (changes or mcp_changes):
         if changes:
             write_json_atomic(path, after)
         if mcp_changes:
             write_json_atomic(mcp_path, mcp_after)
+        if wants_command:
+            cpath.parent.mkdir(parents=True, exist_ok=True)
+            cpath.write_text(goal_command_text(), encoding="utf-8")
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
     changes = changes + mcp_changes
     compiled = False if dry_run else _precompile()
@@ -175,6 +188,11 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
             mcp_path.unlink()
         else:
             write_json_atomic(mcp_path, mcp_after)
+    cpath = command_path(scope, app.project, home)
+    ours = receipt is not None and receipt.goal_command and cpath.exists()
+    if ours and cpath.read_text(encoding="utf-8") == goal_command_text():  # unchanged
+        cpath.unlink()
+        mcp_changes.append(f"removed the /{GOAL_COMMAND_NAME} command")
     changes = changes + mcp_changes
     try:
         rpath.unlink()
@@ -202,6 +220,7 @@ def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
         enabled_mcp=old.enabled_mcp or new.enabled_mcp,
         mcp_server=old.mcp_server or new.mcp_server,
         mcp_file_created=old.mcp_file_created or new.mcp_file_created,
+        goal_command=old.goal_command or new.goal_command,
     )
 
 

@@ -100,3 +100,18 @@ def _marker(phase: str, rest: str, *, legacy: bool) -> Marker:
     if phase == "blocked":
         reason = rest.lstrip(":：-—– ").strip() or None
     return Marker(phase, reason, coordinate, legacy)  # type: ignore[arg-type]
+
+
+_GOAL = re.compile(
+    _LEAD + r"\[GOAL\][*_]{0,3}[ \t]*blocked\b[*_]{0,3}[ \t]*[:：]?([^\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def parse_goal_blocked(text: str) -> str | None:
+    """The reason of the last ``[GOAL] blocked: <reason>`` line outside code: the model's honest
+    exit from a goal it cannot reach (never punished). None when there is none."""
+    found = [m.group(1).strip().strip("*_").strip() for m in _GOAL.finditer(strip_code(text))]
+    if not found:
+        return None
+    return found[-1] or "no reason given"

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from goalkeeper.core import catalog_en, catalog_todos_en, catalog_todos_zh, catalog_zh
+from goalkeeper.core import (
+    catalog_en,
+    catalog_goal_en,
+    catalog_goal_zh,
+    catalog_todos_en,
+    catalog_todos_zh,
+    catalog_zh,
+)
 from goalkeeper.core.plan import detect_lang
 
 Lang = Literal["en", "zh"]
@@ -18,8 +25,8 @@ LangSetting = Literal["auto", "en", "zh"]
 
 # One catalog per language, assembled from one module per concern (cadence, todos, …).
 CATALOGS: dict[Lang, dict[str, str]] = {
-    "en": {**catalog_en.MESSAGES, **catalog_todos_en.MESSAGES},
-    "zh": {**catalog_zh.MESSAGES, **catalog_todos_zh.MESSAGES},
+    "en": {**catalog_en.MESSAGES, **catalog_todos_en.MESSAGES, **catalog_goal_en.MESSAGES},
+    "zh": {**catalog_zh.MESSAGES, **catalog_todos_zh.MESSAGES, **catalog_goal_zh.MESSAGES},
 }
 
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from goalkeeper.core.goal import GoalUpdate
+
+if TYPE_CHECKING:
+    from goalkeeper.core.verify import TamperFinding
 
 # ---------------------------------------------------------------------------------------------
 # Events
@@ -189,9 +194,27 @@ class CommandFact:
 
 
 @dataclass(frozen=True, slots=True)
+class VerifyRun:
+    """One verification command run by goalkeeper for a goal."""
+
+    command: str
+    exit_code: int | None
+    output_tail: str = ""
+    timed_out: bool = False
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     files: tuple[FileFact, ...] = ()
     commands: tuple[CommandFact, ...] = ()
+    verify: tuple[VerifyRun, ...] = ()
+    tamper: tuple[TamperFinding, ...] | None = None
+    """How the test files changed since the goal was set; None when there is no baseline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +224,41 @@ class Inspect:
 
     files: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    verify: tuple[str, ...] = ()
+    """A goal's verification commands, run in order until one fails."""
+    verify_timeout_s: float = 120.0
+    tamper: bool = False
+    """Compare the test files with the fingerprint taken when the goal was set."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetGoal:
+    """Record a new goal in GOAL.md. The engine fills in what needs the project: verify
+    commands inferred for ``kinds`` when none were given, and the test fingerprint."""
+
+    objective: str
+    verify: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    source: str = "phrase"
+    replace: bool = False
+    rounds: int | None = None
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteGoal:
+    """Apply changes to GOAL.md (fields, Progress Log lines, archiving)."""
+
+    update: GoalUpdate
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Start another run after a delay (a host with timers); others treat it as a pause."""
+
+    after_s: float
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,9 +269,23 @@ class Record:
     data: dict[str, object] = field(default_factory=dict)
 
 
-Action = Continue | Advise | Block | Notify | Compact | Pause | Close | Reply | Inspect | Record
+Action = (
+    Continue
+    | Advise
+    | Block
+    | Notify
+    | Compact
+    | Pause
+    | Close
+    | Reply
+    | Inspect
+    | SetGoal
+    | WriteGoal
+    | Retry
+    | Record
+)
 
-Capability = Literal["continue", "advise", "follow_up", "block", "notify", "compact"]
+Capability = Literal["continue", "advise", "follow_up", "block", "notify", "compact", "schedule"]
 
 
 @dataclass(frozen=True, slots=True)

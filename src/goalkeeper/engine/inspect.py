@@ -15,14 +15,16 @@ from pathlib import Path
 
 from goalkeeper.config import Config
 from goalkeeper.core.evidence import is_allowed_command
-from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect
+from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, VerifyRun
 from goalkeeper.engine.ports import Runner
 from goalkeeper.store.documents import infer_test_commands
 
 GIT_TIMEOUT_S = 10.0
 
 
-def gather_facts(request: Inspect, project: Path, config: Config, runner: Runner) -> Facts:
+def gather_facts(
+    request: Inspect, project: Path, config: Config, runner: Runner, goal_id: str | None = None
+) -> Facts:
     files = tuple(_file_fact(project, path) for path in request.files)
     if files:
         changed = _git_changed(project, [f.path for f in files], runner)
@@ -35,7 +37,15 @@ def gather_facts(request: Inspect, project: Path, config: Config, runner: Runner
     commands = tuple(
         _command_fact(cmd, allowed, project, config, runner) for cmd in request.commands
     )
-    return Facts(files, commands)
+    verify: tuple[VerifyRun, ...] = ()
+    tamper = None
+    if request.verify:
+        from goalkeeper.engine.goal_io import run_verification, tamper_findings
+
+        verify = run_verification(request.verify, project, runner, request.verify_timeout_s)
+        if request.tamper and verify and all(run.passed for run in verify):
+            tamper = tamper_findings(project, goal_id)
+    return Facts(files, commands, verify, tamper)
 
 
 def allowed_commands(project: Path, config: Config) -> tuple[str, ...]:

@@ -23,6 +23,9 @@ from goalkeeper.core.values import (
     Pause,
     Record,
     Reply,
+    Retry,
+    SetGoal,
+    WriteGoal,
 )
 
 
@@ -61,6 +64,9 @@ def merge_actions(
     compacts = [a for a in actions if isinstance(a, Compact)]
     replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
+    # files the engine changes after the transaction: kept whatever else is decided
+    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal)]
+    retries = [a for a in actions if isinstance(a, Retry)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
 
     out: list[Action] = []
@@ -82,6 +88,8 @@ def merge_actions(
             out.append(Continue("\n\n".join(_unique([*continues, *later]))))
             later = []
             continuations += 1
+    elif retries:
+        out.append(retries[0])
     elif closes:
         out.append(Close("\n".join(closes)))
     if later and follow_up:
@@ -92,7 +100,7 @@ def merge_actions(
         if note.text not in seen:
             seen.add(note.text)
             out.append(note)
-    return Merged(tuple(out) + tuple(records), continuations, tuple(later))
+    return Merged(tuple(out) + tuple(writes) + tuple(records), continuations, tuple(later))
 
 
 def _unique(texts: Iterable[str]) -> list[str]:

@@ -10,10 +10,11 @@ from typing import Any
 
 from goalkeeper.config import Config
 from goalkeeper.guards.cadence import CadenceGuard
+from goalkeeper.guards.goal import GoalGuard
 from goalkeeper.guards.spec import Guard, Registry
 from goalkeeper.guards.todos import TodosGuard
 
-BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, TodosGuard)
+BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, GoalGuard, TodosGuard)
 
 
 def build_registry(config: Config) -> Registry:

@@ -26,9 +26,12 @@ from goalkeeper.core.values import (
     Notify,
     Record,
     SessionStart,
+    SetGoal,
     Settled,
     UserPrompt,
+    WriteGoal,
 )
+from goalkeeper.engine.goal_io import apply_goal_actions
 from goalkeeper.engine.inspect import gather_facts
 from goalkeeper.engine.merge import merge_actions
 from goalkeeper.engine.ports import Clock, Runner, SubprocessRunner, SystemClock
@@ -37,6 +40,7 @@ from goalkeeper.guards.spec import Context, Registry
 from goalkeeper.store import journal
 from goalkeeper.store.db import Store
 from goalkeeper.store.documents import load_plan
+from goalkeeper.store.goalfile import load_goal
 from goalkeeper.store.sessions import SessionRow, load_session, save_session
 
 
@@ -85,10 +89,23 @@ class Supervisor:
         facts: Facts | None = None
         for attempt in range(MAX_INSPECTIONS + 1):
             try:
-                return self._handle(events, host_state, facts, final=attempt == MAX_INSPECTIONS)
+                outcome = self._handle(events, host_state, facts, final=attempt == MAX_INSPECTIONS)
             except _NeedFacts as need:
-                facts = gather_facts(need.request, self.project, self.config, self.runner)
+                goal = load_goal(self.project)
+                goal_id = goal.goal.goal_id if goal is not None and goal.goal else None
+                facts = gather_facts(need.request, self.project, self.config, self.runner, goal_id)
+                continue
+            return self._apply_files(outcome)
         raise AssertionError("unreachable: the last attempt never asks for facts")
+
+    def _apply_files(self, outcome: Outcome) -> Outcome:
+        """GOAL.md changes happen after the transaction (they may run for a while, and a
+        failure there must not roll back the session); what they say is added to the answer."""
+        if not any(isinstance(a, SetGoal | WriteGoal) for a in outcome.actions):
+            return outcome
+        lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
+        said = apply_goal_actions(outcome.actions, self.project, make_say(lang), self.clock.now())
+        return Outcome(outcome.actions + said, outcome.session)
 
     def _handle(
         self,
@@ -107,7 +124,8 @@ class Supervisor:
             say = make_say(lang)
             if facts is None and final:
                 facts = Facts()
-            ctx = Context(now, self.config, say, lang, doc, self.capabilities, facts)
+            goal = load_goal(self.project)
+            ctx = Context(now, self.config, say, lang, doc, self.capabilities, facts, goal)
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
             }
@@ -187,7 +205,9 @@ class _NeedFacts(Exception):
 def _combined(asks: Sequence[Inspect]) -> Inspect:
     files = tuple(dict.fromkeys(f for a in asks for f in a.files))
     commands = tuple(dict.fromkeys(c for a in asks for c in a.commands))
-    return Inspect(files, commands)
+    verify = tuple(dict.fromkeys(c for a in asks for c in a.verify))
+    timeout = max((a.verify_timeout_s for a in asks), default=120.0)
+    return Inspect(files, commands, verify, timeout, any(a.tamper for a in asks))
 
 
 def _event_data(event: Event) -> dict[str, object]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from goalkeeper.config import Config
+from goalkeeper.core.goal import GoalDoc
 from goalkeeper.core.messages import Lang, Say
 from goalkeeper.core.plan import PlanDoc
 from goalkeeper.core.values import Action, Capability, Event, Facts
@@ -33,6 +34,8 @@ class Context:
     capabilities: frozenset[Capability]
     facts: Facts | None = None
     """What the engine gathered after this guard asked with ``Inspect`` (else None)."""
+    goal: GoalDoc | None = None
+    """The project's GOAL.md, when there is one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ Scope = Literal["project", "local", "user"]
 BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 BLOCK_CAP_HEADROOM = 10  # room for other Stop hooks that block in the same loop
 HOOK_TIMEOUT_S = 60
+STOP_TIMEOUT_S = 600  # a Stop may run the goal's verification (default timeout 120 s per command)
 _OURS = re.compile(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
 
 
@@ -51,6 +52,8 @@ class Receipt:
     mcp_server: bool = False
     """Install added the "goalkeeper" server to .mcp.json."""
     mcp_file_created: bool = False
+    goal_command: bool = False
+    """Install wrote the /gk-goal command file."""
 
 
 MCP_SERVER = "goalkeeper"
@@ -63,6 +66,11 @@ def hook_command(executable: str | None = None) -> str:
 
 def is_goalkeeper_command(command: object) -> bool:
     return isinstance(command, str) and bool(_OURS.search(command))
+
+
+def command_path(scope: Scope, project: Path, home: Path) -> Path:
+    base = home if scope == "user" else project
+    return base / ".claude" / "commands" / f"{GOAL_COMMAND_NAME}.md"
 
 
 def settings_path(scope: Scope, project: Path, home: Path) -> Path:
@@ -234,7 +242,8 @@ def remove_mcp_server(mcp: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
     """goalkeeper's handler for ``event`` in its own group (with the tool matcher for
     PreToolUse), added or brought up to date."""
-    handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}
+    timeout = STOP_TIMEOUT_S if event == "Stop" else HOOK_TIMEOUT_S
+    handler = {"type": "command", "command": command, "timeout": timeout}
     matcher = PRE_TOOL_MATCHER if event == "PreToolUse" else None
     for group in groups:
         handlers = group.get("hooks") if isinstance(group, dict) else None
@@ -266,6 +275,7 @@ def save_receipt(path: Path, receipt: Receipt) -> None:
             "enabled_mcp": receipt.enabled_mcp,
             "mcp_server": receipt.mcp_server,
             "mcp_file_created": receipt.mcp_file_created,
+            "goal_command": receipt.goal_command,
         },
     )
 
@@ -285,6 +295,7 @@ def load_receipt(path: Path) -> Receipt | None:
         enabled_mcp=raw.get("enabled_mcp") is True,
         mcp_server=raw.get("mcp_server") is True,
         mcp_file_created=raw.get("mcp_file_created") is True,
+        goal_command=raw.get("goal_command") is True,
     )
 
 
@@ -298,3 +309,23 @@ def _cap_is_enough(value: object, needed: int) -> bool:
 
 def _as_str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+GOAL_COMMAND_NAME = "gk-goal"
+"""goalkeeper's slash command in Claude Code: ``/gk-goal <goal>``. Not ``/goal``: that is
+Claude Code's own (a Stop hook judged by a small model on the transcript); the two can run side
+by side, and goalkeeper's runs the verification itself."""
+
+
+def goal_command_text() -> str:
+    """The command file: it only frames the prompt; goalkeeper's UserPromptSubmit hook records
+    the goal (``/gk-goal …`` and a ``Goal:`` line are both recognised)."""
+    return (
+        "---\n"
+        'description: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\n'
+        'argument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n'
+        "---\n"
+        "Goal: $ARGUMENTS\n\n"
+        "Work until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its "
+        "verification at every stop and tells you what still fails.\n"
+    )

@@ -24,6 +24,7 @@ FORWARDED_PREFIXES = ("GOALKEEPER_", "CLAUDE_", "PI_TODONE_")
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONNECT_TIMEOUT_S = 1.0
 ANSWER_TIMEOUT_S = 50.0  # below the 60 s hook timeout `goalkeeper install claude` sets
+STOP_ANSWER_TIMEOUT_S = 590.0  # a Stop may run a goal's verification: below its 600 s timeout
 SPAWN_THROTTLE_S = 10.0
 
 
@@ -102,7 +103,9 @@ def run_client(
     cwd = os.getcwd()
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
     if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off":
-        reply = ask_server(socket_path(sys.prefix, project), encode_request(host, cwd, env, raw))
+        timeout = STOP_ANSWER_TIMEOUT_S if b'"Stop"' in raw else ANSWER_TIMEOUT_S
+        request = encode_request(host, cwd, env, raw)
+        reply = ask_server(socket_path(sys.prefix, project), request, timeout)
         if reply is not None:
             out.write(reply)
             out.flush()
@@ -114,7 +117,7 @@ def run_client(
     return 0
 
 
-def ask_server(path: str, request: bytes) -> bytes | None:
+def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> bytes | None:
     """The server's answer; None when no server took the request (connect failed, stale, off).
 
     A server that goes silent after taking the request is not retried in-process (the event
@@ -132,7 +135,7 @@ def ask_server(path: str, request: bytes) -> bytes | None:
             return None
         chunks: list[bytes] = []
         try:
-            sock.settimeout(ANSWER_TIMEOUT_S)
+            sock.settimeout(timeout)
             sock.sendall(request)
             sock.shutdown(_socket.SHUT_WR)
             while True:

@@ -1,0 +1,157 @@
+"""Carry out what the goal guard asked for that touches files: create GOAL.md (inferring verify
+commands from the project when the goal named none, and fingerprinting the test files for the
+tamper check), apply changes to it, run its verification, compare the tests.
+
+Runs outside the state transaction: a verification can take minutes and must not hold the
+database lock. Failures here never crash a hook: they become a notice for the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goalkeeper.core.goal import DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Criterion, Goal
+from goalkeeper.core.messages import Say
+from goalkeeper.core.values import Action, Advise, Notify, SetGoal, VerifyRun, WriteGoal
+from goalkeeper.engine.ports import Runner
+
+if TYPE_CHECKING:
+    from goalkeeper.core.verify import TamperFinding, TestFingerprint
+
+FINGERPRINT_FILE = Path(".goalkeeper") / "goal-tests.json"
+
+
+def apply_goal_actions(
+    actions: Sequence[Action], project: Path, say: Say, now: float
+) -> tuple[Action, ...]:
+    """Execute ``SetGoal`` and ``WriteGoal``; return what the agent and the user should hear."""
+    from goalkeeper.store.goalfile import GoalFileError
+
+    said: list[Action] = []
+    for action in actions:
+        try:
+            if isinstance(action, SetGoal):
+                said.extend(_set_goal(action, project, say, now))
+            elif isinstance(action, WriteGoal):
+                from goalkeeper.store.goalfile import update_goal
+
+                update_goal(project, action.update, now=iso(now))
+        except (GoalFileError, OSError) as exc:
+            said.append(Notify(f"goalkeeper: {exc}", "error"))
+    return tuple(said)
+
+
+def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Action]:
+    from goalkeeper.store.goalfile import create_goal, load_goal
+    from goalkeeper.store.project import fingerprint_tests, infer_verify_commands
+
+    existing = load_goal(project)
+    live = existing is not None and existing.goal is not None and not action.replace
+    if live and existing and existing.goal and existing.goal.status != "complete":
+        return [Notify(say("goal.exists", objective=existing.goal.objective), "warning")]
+    verify = action.verify or infer_verify_commands(project, action.kinds)
+    criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
+    criteria += [
+        Criterion(say("goal.criterion.stage", n=i, stage=stage), "open")
+        for i, stage in enumerate(action.stages, start=1)
+    ]
+    source = say(f"goal.source.{action.source}")
+    stamp = iso(now)
+    goal = Goal(
+        objective=action.objective,
+        verify=tuple(verify),
+        criteria=tuple(criteria),
+        progress_log=(say("goal.log.set", time=stamp, source=source, objective=action.objective),),
+        goal_id="g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S"),
+        created=stamp,
+        updated=stamp,
+        route="stages" if action.stages else None,
+        rounds=action.rounds or DEFAULT_ROUNDS,
+        timeout_s=action.timeout_s or DEFAULT_TIMEOUT_S,
+    )
+    path = create_goal(project, goal, replace=action.replace)
+    save_fingerprint(project, goal.goal_id or "", fingerprint_tests(project))
+    shown = path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path)
+    verify_text = ", ".join(f"`{c}`" for c in verify) or say("goal.anchors.none")
+    said: list[Action] = [
+        Advise(say("goal.recorded", path=shown, objective=action.objective, verify=verify_text)),
+        Notify(
+            say("goal.recorded_user", source=source, objective=action.objective, verify=verify_text)
+        ),
+    ]
+    if not verify:
+        said.append(Notify(say("goal.no_verify_user"), "warning"))
+    return said
+
+
+def run_verification(
+    commands: Sequence[str], project: Path, runner: Runner, timeout_s: float
+) -> tuple[VerifyRun, ...]:
+    """Run the goal's commands in order through a shell (the user wrote them), stopping at the
+    first failure. A timeout is a failure."""
+    runs: list[VerifyRun] = []
+    for command in commands:
+        started = time.monotonic()
+        done = runner.run(["/bin/sh", "-c", command], cwd=project, timeout_s=timeout_s)
+        run = VerifyRun(
+            command, done.exit_code, done.output_tail, done.timed_out, time.monotonic() - started
+        )
+        runs.append(run)
+        if not run.passed:
+            break
+    return tuple(runs)
+
+
+def tamper_findings(project: Path, goal_id: str | None) -> tuple[TamperFinding, ...] | None:
+    """How the test files changed since the goal was set; None without a baseline."""
+    from goalkeeper.core.verify import compare_fingerprints
+    from goalkeeper.store.project import fingerprint_tests
+
+    baseline = load_fingerprint(project, goal_id)
+    if baseline is None:
+        return None
+    return tuple(compare_fingerprints(baseline, fingerprint_tests(project)))
+
+
+def save_fingerprint(
+    project: Path, goal_id: str, fingerprints: Mapping[str, TestFingerprint]
+) -> None:
+    from dataclasses import asdict
+
+    data = {"goal_id": goal_id, "files": {p: asdict(f) for p, f in fingerprints.items()}}
+    path = project / FINGERPRINT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_fingerprint(project: Path, goal_id: str | None) -> dict[str, TestFingerprint] | None:
+    from goalkeeper.core.verify import TestFingerprint
+
+    try:
+        data = json.loads((project / FINGERPRINT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("goal_id") != goal_id:
+        return None
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return None
+    out: dict[str, TestFingerprint] = {}
+    for path, raw in files.items():
+        try:
+            out[path] = TestFingerprint(**raw)
+        except TypeError:
+            continue
+    return out
+
+
+def iso(now: float) -> str:
+    return datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

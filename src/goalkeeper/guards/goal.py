@@ -1,0 +1,424 @@
+"""The goal guard (seed 001, seed 004 §4): a goal that must be proven, and the verify/repair loop.
+
+A user prompt that states a goal records it (``SetGoal``). While a goal is active, its anchors
+are re-fed before each run, and at every settle goalkeeper runs the goal's verification itself
+(``Inspect``): a failure sends the agent back with the evidence and ``[n/N]``; the same failure
+again (same signature) or the round limit pauses and asks the user; a pass is accepted only with
+honest tests (no deleted tests, lost assertions or new skips since the goal was set) and every
+acceptance criterion closed, then the goal is archived. The model's ``[GOAL] blocked: <reason>``
+is an honest exit: recorded, never punished. Pure: GOAL.md is changed only through actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from goalkeeper.core.goal import (
+    Goal,
+    GoalDoc,
+    GoalUpdate,
+    criteria_change_justified,
+    criteria_hash,
+    has_progress_words,
+)
+from goalkeeper.core.goal_detect import detect_goal
+from goalkeeper.core.markers import parse_goal_blocked
+from goalkeeper.core.values import (
+    Action,
+    Advise,
+    BeforeAgentStart,
+    Close,
+    Continue,
+    Event,
+    Inspect,
+    Notify,
+    Pause,
+    Record,
+    Retry,
+    SessionStart,
+    SetGoal,
+    Settled,
+    UserPrompt,
+    VerifyRun,
+    WriteGoal,
+)
+from goalkeeper.core.verify import (
+    failing_lines,
+    failure_signature,
+    parse_verify_commands,
+    prose_verify_kinds,
+)
+from goalkeeper.guards.spec import Context, Verdict, load_state_value
+
+STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
+RECOVERY_PROMPTS = 2  # … gets a recovery prompt twice, then the user is told
+TAIL_CHARS = 2000  # failure evidence fed back: enough to act on, bounded (Aider feeds it all)
+BACKOFF_BASE_S = 4.0  # 4 s doubling, capped at 10 min: 10 retries ≈ 37 min (goal notes §0)
+BACKOFF_MAX_S = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class GoalState:
+    goal_id: str | None = None
+    """The goal these counters belong to; another goal starts them over."""
+    last_passing: int = -1
+    stagnant: int = 0
+    log_seen: int = 0
+    recoveries: int = 0
+    told_user: bool = False
+    flagged_hash: str | None = None
+    tamper_flagged: str | None = None
+    tamper_mark: int = 0
+    context_warned: bool = False
+    notified_problem: str | None = None
+
+
+class GoalGuard:
+    name: ClassVar[str] = "goal"
+
+    def initial_state(self) -> GoalState:
+        return GoalState()
+
+    def load_state(self, raw: Mapping[str, Any]) -> GoalState:
+        return load_state_value(GoalState, raw)
+
+    def dump_state(self, state: GoalState) -> dict[str, Any]:
+        return asdict(state)
+
+    def on_event(self, event: Event, state: GoalState, ctx: Context) -> Verdict[GoalState]:
+        if isinstance(event, UserPrompt):
+            return on_user_prompt(event, state, ctx)
+        if isinstance(event, BeforeAgentStart | SessionStart):
+            goal = _active(ctx)
+            return Verdict((Advise(render_goal_anchors(goal, ctx)),) if goal else ())
+        if isinstance(event, Settled):
+            return on_settled(event, state, ctx)
+        return Verdict()
+
+
+def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """A prompt that states a goal records it (an explicit command replaces an active goal)."""
+    intent = detect_goal(ev.text)
+    if intent is None:
+        return Verdict()
+    if _active(ctx) is not None and intent.source != "command":
+        return Verdict()
+    verify = parse_verify_commands(intent.text)
+    kinds = () if verify else (prose_verify_kinds(intent.text) or ("tests",))
+    action = SetGoal(
+        intent.text,
+        verify,
+        tuple(kinds),
+        intent.stages if intent.coarse else (),
+        intent.source,
+        replace=intent.source == "command",
+    )
+    return Verdict((action, Record("goal_detected", {"source": intent.source})), GoalState())
+
+
+def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    doc = ctx.goal
+    if doc is not None and doc.problem:
+        if s.notified_problem == doc.problem:
+            return Verdict()
+        text = ctx.say("goal.problem", path=doc.path, problem=doc.problem)
+        return Verdict((Notify(text, "warning"),), replace(s, notified_problem=doc.problem))
+    goal = _active(ctx)
+    if goal is None or doc is None or ev.aborted:
+        return Verdict()
+    if goal.goal_id != s.goal_id:
+        s = GoalState(goal_id=goal.goal_id, log_seen=len(goal.progress_log))
+    if ev.error:
+        return _run_error(ev.error, goal, s, ctx)
+    reason = parse_goal_blocked(ev.last_text)
+    if reason is not None:
+        return _honest_exit(reason, goal, doc, s, ctx)
+    accepted: tuple[Action, ...] = ()
+    if (
+        goal.criteria_hash is not None
+        and criteria_hash(goal.criteria, goal.verify) != goal.criteria_hash
+    ):
+        if not criteria_change_justified(goal):
+            return _criteria_flag(goal, doc, s, ctx)
+        update = GoalUpdate(
+            {
+                "criteria_hash": criteria_hash(goal.criteria, goal.verify),
+                "log_mark": len(goal.progress_log) + 1,
+            },
+            (ctx.say("goal.log.criteria_accepted", time=_iso(ctx.now)),),
+        )
+        accepted = (WriteGoal(update),)
+    if not goal.verify:
+        if s.flagged_hash == "no-verify":
+            return Verdict()
+        actions = (
+            Notify(ctx.say("goal.no_verify_user"), "warning"),
+            Advise(ctx.say("goal.no_verify_model", path=doc.path), "next_turn"),
+        )
+        return Verdict(actions, replace(s, flagged_hash="no-verify"))
+    facts = ctx.facts
+    if facts is None:
+        return Verdict((Inspect(verify=goal.verify, verify_timeout_s=goal.timeout_s, tamper=True),))
+    failed = next((run for run in facts.verify if not run.passed), None)
+    if failed is None and len(facts.verify) < len(goal.verify):
+        return Verdict(accepted)  # the engine could not run them: never a pass by default
+    prefix, s = _context_pressure(ev, s, doc, ctx)
+    if failed is not None:
+        verdict = _failed(failed, goal, s, ctx, prefix)
+    else:
+        verdict = _passed(facts.tamper, goal, doc, s, ctx, prefix)
+    return Verdict((*accepted, *verdict.actions), verdict.state)
+
+
+def _failed(
+    run: VerifyRun, goal: Goal, s: GoalState, ctx: Context, prefix: str
+) -> Verdict[GoalState]:
+    """A failure: the same signature again blocks at once (no round spent); past the limit
+    blocks; otherwise one more round, with the evidence."""
+    say, now = ctx.say, _iso(ctx.now)
+    signature = failure_signature(run.output_tail)
+    line = _first_line(run.output_tail)
+    result = _result(run, ctx)
+    if signature == goal.last_failure.signature:
+        update = GoalUpdate(
+            {"status": "blocked", "blocked_reason": "same failure twice"},
+            (say("goal.log.same", time=now, command=run.command, line=line),),
+        )
+        pause = Pause(say("goal.blocked_same", command=run.command, line=line))
+        return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "same"})), s)
+    attempts = goal.attempts + 1
+    failure = {
+        "command": run.command,
+        "exit": run.exit_code,
+        "signature": signature,
+        "tail": run.output_tail[-500:],
+        "at": now,
+    }
+    if attempts > goal.rounds:
+        update = GoalUpdate(
+            {"status": "blocked", "blocked_reason": "round limit", "last_failure": failure},
+            (say("goal.log.limit", time=now, rounds=goal.rounds, command=run.command),),
+        )
+        pause = Pause(
+            say("goal.blocked_limit", rounds=goal.rounds, command=run.command, result=result)
+        )
+        return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "limit"})), s)
+    log = say(
+        "goal.log.failed",
+        time=now,
+        n=attempts,
+        rounds=goal.rounds,
+        command=run.command,
+        result=result,
+        line=line,
+    )
+    update = GoalUpdate({"attempts": attempts, "retries": 0, "last_failure": failure}, (log,))
+    text = say(
+        "goal.failed",
+        n=attempts,
+        rounds=goal.rounds,
+        command=run.command,
+        result=result,
+        tail=run.output_tail[-TAIL_CHARS:].strip() or "(no output)",
+    )
+    progress = say(
+        "goal.progress.failed", n=attempts, rounds=goal.rounds, command=run.command, result=result
+    )
+    actions: list[Action] = [WriteGoal(update), Notify(progress)]
+    stagnation, s = _stagnation(goal, s, ctx)
+    actions += stagnation
+    body = "\n\n".join(part for part in (prefix, text) if part)
+    actions.append(Continue(body))
+    actions.append(Record("goal_failed", {"n": attempts, "signature": signature}))
+    return Verdict(tuple(actions), s)
+
+
+def _passed(
+    tamper: tuple[Any, ...] | None,
+    goal: Goal,
+    doc: GoalDoc,
+    s: GoalState,
+    ctx: Context,
+    prefix: str,
+) -> Verdict[GoalState]:
+    say, now = ctx.say, _iso(ctx.now)
+    commands = ", ".join(f"`{c}`" for c in goal.verify)
+    passed = Notify(say("goal.progress.passed", command=", ".join(goal.verify)))
+    if tamper:
+        key = "|".join(f"{f.path}:{f.kind}:{f.after}" for f in tamper)
+        if s.tamper_flagged != key:
+            s = replace(s, tamper_flagged=key, tamper_mark=len(goal.progress_log))
+        if not _tamper_justified(tamper, goal, s):
+            items = "\n".join(
+                say(f"goal.tamper.{f.kind}", path=f.path, before=f.before, after=f.after)
+                for f in tamper
+            )
+            text = say("goal.tamper", items=items, path=doc.path)
+            return Verdict((passed, Continue(text), Record("goal_tamper", {"findings": key})), s)
+    open_criteria = goal.open_criteria
+    if open_criteria:
+        items = "\n".join(f"- [ ] {c.text}" for c in open_criteria)
+        text = say("goal.criteria_open", commands=commands, path=doc.path, items=items)
+        stagnation, s = _stagnation(goal, s, ctx)
+        body = "\n\n".join(part for part in (prefix, text) if part)
+        update = GoalUpdate({"retries": 0}, (say("goal.log.passed", time=now, commands=commands),))
+        return Verdict((WriteGoal(update), passed, *stagnation, Continue(body)), s)
+    update = GoalUpdate(
+        {"status": "complete", "retries": 0},
+        (
+            say("goal.log.passed", time=now, commands=commands),
+            say("goal.log.complete", time=now),
+        ),
+        archive=True,
+    )
+    close = Close(say("goal.complete", objective=goal.objective, commands=commands))
+    return Verdict((WriteGoal(update), passed, close, Record("goal_complete", {})), s)
+
+
+def _honest_exit(
+    reason: str, goal: Goal, doc: GoalDoc, s: GoalState, ctx: Context
+) -> Verdict[GoalState]:
+    update = GoalUpdate(
+        {"status": "blocked", "blocked_reason": reason},
+        (ctx.say("goal.log.agent_blocked", time=_iso(ctx.now), reason=reason),),
+    )
+    pause = Pause(ctx.say("goal.blocked_agent", reason=reason, path=doc.path))
+    return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "agent"})), s)
+
+
+def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """Seed 001: tool and API failures are retried with per-iteration exponential backoff;
+    after ``retries_max`` the goal is blocked with a strategy-change prompt."""
+    say, now = ctx.say, _iso(ctx.now)
+    n = goal.retries + 1
+    if n > goal.retries_max:
+        update = GoalUpdate(
+            {"status": "blocked", "blocked_reason": f"retries exhausted: {error}"},
+            (say("goal.log.retries_exhausted", time=now, max=goal.retries_max, error=error),),
+        )
+        pause = Pause(say("goal.retries_exhausted", max=goal.retries_max, error=error))
+        return Verdict((WriteGoal(update), pause), s)
+    delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (n - 1))
+    update = GoalUpdate(
+        {"retries": n}, (say("goal.log.retry", time=now, error=error, n=n, max=goal.retries_max),)
+    )
+    if "schedule" in ctx.capabilities:
+        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error))), s)
+    note = say("goal.retry_user", error=error, n=n, max=goal.retries_max, delay=f"{delay:g}")
+    return Verdict((WriteGoal(update), Notify(note, "warning")), s)
+
+
+def _criteria_flag(goal: Goal, doc: GoalDoc, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """Changing the criteria or the verify commands needs a reason in the Progress Log; without
+    one the change is flagged once per change, to the agent and the user (seed 001 risks)."""
+    current = criteria_hash(goal.criteria, goal.verify)
+    if s.flagged_hash == current:
+        return Verdict()
+    actions = (
+        Continue(ctx.say("goal.criteria_changed", path=doc.path)),
+        Notify(ctx.say("goal.criteria_changed_user"), "warning"),
+        Record("goal_criteria_changed", {}),
+    )
+    return Verdict(actions, replace(s, flagged_hash=current))
+
+
+def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:
+    """Dual signal: the passing-criteria count unchanged for 3 iterations **and** no progress
+    words in the Progress Log lines written meanwhile → a recovery prompt, twice, then the
+    user is told (once)."""
+    passing = goal.passing_criteria
+    new_lines = goal.progress_log[s.log_seen :]
+    if passing != s.last_passing or has_progress_words(new_lines):
+        return (), replace(s, last_passing=passing, stagnant=0, log_seen=len(goal.progress_log))
+    s = replace(s, stagnant=s.stagnant + 1)
+    if s.stagnant < STAGNANT_ITERATIONS:
+        return (), s
+    if s.recoveries < RECOVERY_PROMPTS:
+        text = ctx.say("goal.stagnant", n=s.stagnant, passing=passing, path=_path(ctx))
+        return (Advise(text, "next_turn"),), replace(
+            s, recoveries=s.recoveries + 1, stagnant=0, log_seen=len(goal.progress_log)
+        )
+    if s.told_user:
+        return (), s
+    return (Notify(ctx.say("goal.stagnant_user", n=s.stagnant), "warning"),), replace(
+        s, told_user=True
+    )
+
+
+def _context_pressure(
+    ev: Settled, s: GoalState, doc: GoalDoc, ctx: Context
+) -> tuple[str, GoalState]:
+    tokens = ev.activity.context_tokens
+    if tokens is None:
+        return "", s
+    ratio = tokens / ctx.config.context_window
+    if ratio < ctx.config.compact_at:
+        return "", replace(s, context_warned=False)
+    if s.context_warned:
+        return "", s
+    text = ctx.say("goal.context_save", percent=round(ratio * 100), path=doc.path)
+    return text, replace(s, context_warned=True)
+
+
+def _tamper_justified(tamper: tuple[Any, ...], goal: Goal, s: GoalState) -> bool:
+    """Each changed test file is named in a Progress Log line written after it was flagged."""
+    lines = goal.progress_log[s.tamper_mark :]
+    return all(any(_basename(f.path) in line for line in lines) for f in tamper)
+
+
+def render_goal_anchors(goal: Goal, ctx: Context) -> str:
+    say = ctx.say
+    doc = ctx.goal
+    text = say(
+        "goal.anchors",
+        path=doc.path if doc else ".agents/goal/GOAL.md",
+        objective=goal.objective,
+        verify=", ".join(f"`{c}`" for c in goal.verify) or say("goal.anchors.none"),
+        done=goal.passing_criteria,
+        total=len(goal.criteria),
+        attempts=goal.attempts,
+        rounds=goal.rounds,
+    )
+    failure = goal.last_failure
+    if failure.command:
+        line = _first_line(failure.tail or "")
+        text += "\n" + say(
+            "goal.anchors.failure", command=failure.command, exit=failure.exit, line=line
+        )
+    return text
+
+
+def _active(ctx: Context) -> Goal | None:
+    doc = ctx.goal
+    if doc is None or doc.goal is None:
+        return None
+    return doc.goal if doc.goal.status in ("active", "needs-upgrade") else None
+
+
+def _path(ctx: Context) -> str:
+    return ctx.goal.path if ctx.goal else ".agents/goal/GOAL.md"
+
+
+def _result(run: VerifyRun, ctx: Context) -> str:
+    if run.timed_out:
+        return ctx.say("goal.timed_out", seconds=f"{run.seconds:.0f}")
+    return ctx.say("goal.exit", code=run.exit_code)
+
+
+def _first_line(output: str) -> str:
+    lines = failing_lines(output)
+    if lines:
+        return lines[0][:200]
+    tail = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return tail[-1][:200] if tail else ""
+
+
+def _basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _iso(now: float) -> str:
+    return datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%MZ")

@@ -1,0 +1,295 @@
+"""Reading the project a goal works in: its own verify commands, and fingerprints of its tests.
+
+Seed 004 §4.5 step 2: when a goal names no command, the command comes from the project's own
+configuration (``package.json`` scripts, ``pyproject.toml``, a ``Makefile`` target, ``Cargo.toml``,
+``go.mod``), not from a guess; when nothing fits, the answer is empty and the caller asks the
+user (step 3). The test fingerprints are the baseline for catching tampered tests (notes §11).
+Reads files only; never writes, never runs anything, never raises: an unreadable or malformed
+file counts as absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goalkeeper.core.verify import DEFAULT_TEST_GLOBS, TestFingerprint, fingerprint_test_file
+from goalkeeper.core.verify import is_test_path as _is_test_path
+
+MAX_FILE_BYTES = 1_000_000
+"""Test files and configuration larger than this are generated or vendored, not written by
+hand: skipped, which also bounds the time a fingerprint takes."""
+SKIP_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".goalkeeper"}
+    | {".hg", ".svn", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "target"}
+    | {".next", ".nuxt", "coverage", ".gradle", ".idea", "site-packages"}
+)
+"""Folders of tools, dependencies and build output: never the project's own tests."""
+
+# ``npm init`` writes this script; it is a placeholder, not a test command.
+_NPM_PLACEHOLDER = re.compile(r"no test specified", re.IGNORECASE)
+_MAKE_RULE = re.compile(r"^([A-Za-z0-9_.%/ -]+?)[ \t]*::?(?!=)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Project:
+    """What the project's configuration says, read once."""
+
+    scripts: Mapping[str, str]
+    runner: str  # npm, pnpm or yarn, by lockfile
+    make_targets: frozenset[str]
+    python_tests: bool
+    mypy: bool
+    pyright: bool
+    ruff: bool
+    uv: bool
+    tsconfig: bool
+    cargo: bool
+    go: bool
+
+
+def infer_verify_commands(project: Path, kinds: Sequence[str]) -> tuple[str, ...]:
+    """Seed 004 §4.5 step 2: for each asked kind (tests, types, lint, build), the project's own
+    command, in the order asked, de-duplicated. A Makefile ``test`` target stands for the whole
+    test suite; otherwise each ecosystem present gives its command (Python, Node, Rust, Go).
+    Unknown kinds are ignored. Empty when nothing fits: the caller then asks the user."""
+    p = _read_project(project)
+    out: list[str] = []
+    for kind in kinds:
+        if kind == "tests":
+            found = _tests(p)
+        elif kind == "types":
+            found = _types(p)
+        elif kind == "lint":
+            found = _lint(p)
+        elif kind == "build":
+            found = _build(p)
+        else:
+            found = []
+        out.extend(c for c in found if c not in out)
+    return tuple(out)
+
+
+def fingerprint_tests(
+    project: Path, globs: Sequence[str] = DEFAULT_TEST_GLOBS, limit: int = 2000
+) -> dict[str, TestFingerprint]:
+    """Fingerprints of the project's test files by relative POSIX path: at most ``limit``
+    files, in sorted walk order, each at most ``MAX_FILE_BYTES``. Tool, dependency and build
+    folders (``SKIP_DIRS``) are not entered, symlinked folders are not followed, unreadable
+    files are skipped. Never raises."""
+    out: dict[str, TestFingerprint] = {}
+    if limit <= 0:
+        return out
+    for rel, path in _walk(project):
+        if not _is_test_path(rel, globs):
+            continue
+        text = _read(path)
+        if text is None:
+            continue
+        out[rel] = fingerprint_test_file(rel, text)
+        if len(out) >= limit:
+            break
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands per kind
+# ---------------------------------------------------------------------------------------------
+
+
+def _run(p: _Project, script: str) -> str:
+    return f"{p.runner} test" if script == "test" else f"{p.runner} run {script}"
+
+
+def _py(p: _Project, tool: str) -> str:
+    """A Python tool, through ``uv run`` in a uv project (its tools live in the project's
+    environment, not on PATH)."""
+    return f"uv run {tool}" if p.uv else tool
+
+
+def _tests(p: _Project) -> list[str]:
+    if "test" in p.make_targets:
+        return ["make test"]
+    found: list[str] = []
+    if p.python_tests:
+        # ``python -m pytest`` puts the project folder on sys.path, as an installed package
+        # would be; a bare ``pytest`` does not.
+        found.append("uv run pytest -q" if p.uv else "python -m pytest -q")
+    test = p.scripts.get("test")
+    if test and not _NPM_PLACEHOLDER.search(test):
+        found.append(_run(p, "test"))
+    elif "check" in p.scripts:
+        found.append(_run(p, "check"))
+    if p.cargo:
+        found.append("cargo test")
+    if p.go:
+        found.append("go test ./...")
+    return found
+
+
+def _types(p: _Project) -> list[str]:
+    found: list[str] = []
+    if p.mypy:
+        found.append(_py(p, "mypy"))
+    if p.pyright:
+        found.append(_py(p, "pyright"))
+    script = next((s for s in ("typecheck", "type-check", "types", "tsc") if s in p.scripts), None)
+    if script is not None:
+        found.append(_run(p, script))
+    elif p.tsconfig:
+        found.append("npx tsc --noEmit")
+    return found
+
+
+def _lint(p: _Project) -> list[str]:
+    found: list[str] = []
+    if p.ruff:
+        found.append(_py(p, "ruff check ."))
+    if "lint" in p.scripts:
+        found.append(_run(p, "lint"))
+    return found
+
+
+def _build(p: _Project) -> list[str]:
+    if "build" in p.make_targets:
+        return ["make build"]
+    if "all" in p.make_targets:
+        return ["make all"]
+    found: list[str] = []
+    if "build" in p.scripts:
+        found.append(_run(p, "build"))
+    if p.cargo:
+        found.append("cargo build")
+    if p.go:
+        found.append("go build ./...")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+def _read_project(root: Path) -> _Project:
+    pyproject_text = _read(root / "pyproject.toml") or ""
+    pyproject = _toml(pyproject_text) if pyproject_text else None
+    tool = pyproject.get("tool") if pyproject is not None else None
+    tool = tool if isinstance(tool, Mapping) else {}
+    setup_cfg = _read(root / "setup.cfg") or ""
+    tox_ini = _read(root / "tox.ini") or ""
+    package = _json(_read(root / "package.json"))
+    raw_scripts = package.get("scripts") if package is not None else None
+    scripts = (
+        {k: v for k, v in raw_scripts.items() if isinstance(v, str)}
+        if isinstance(raw_scripts, Mapping)
+        else {}
+    )
+    python_tests = (
+        "pytest" in tool
+        or _exists(root / "pytest.ini")
+        or _exists(root / "conftest.py")
+        or _exists(root / "tests" / "conftest.py")
+        or "[tool:pytest]" in setup_cfg
+        or "[pytest]" in tox_ini
+        or re.search(r"\bpytest\b", pyproject_text) is not None
+    )
+    return _Project(
+        scripts=scripts,
+        runner=_runner(root),
+        make_targets=_make_targets(root),
+        python_tests=python_tests,
+        mypy="mypy" in tool
+        or _exists(root / "mypy.ini")
+        or _exists(root / ".mypy.ini")
+        or "[mypy]" in setup_cfg
+        or (pyproject is None and "[tool.mypy]" in pyproject_text),
+        pyright="pyright" in tool or _exists(root / "pyrightconfig.json"),
+        ruff="ruff" in tool
+        or _exists(root / "ruff.toml")
+        or _exists(root / ".ruff.toml")
+        or (pyproject is None and "[tool.ruff" in pyproject_text),
+        uv=_exists(root / "uv.lock"),
+        tsconfig=_exists(root / "tsconfig.json"),
+        cargo=_exists(root / "Cargo.toml"),
+        go=_exists(root / "go.mod"),
+    )
+
+
+def _runner(root: Path) -> str:
+    """The package manager the lockfile names; ``yarn run check`` and not ``yarn check``, which
+    is a yarn command of its own."""
+    if _exists(root / "pnpm-lock.yaml"):
+        return "pnpm"
+    if _exists(root / "yarn.lock"):
+        return "yarn"
+    return "npm"
+
+
+def _make_targets(root: Path) -> frozenset[str]:
+    for name in ("GNUmakefile", "makefile", "Makefile"):
+        text = _read(root / name)
+        if text is not None:
+            targets: set[str] = set()
+            for m in _MAKE_RULE.finditer(text):
+                targets.update(t for t in m.group(1).split() if not t.startswith("."))
+            return frozenset(targets)
+    return frozenset()
+
+
+def _walk(root: Path) -> Iterator[tuple[str, Path]]:
+    """Files under ``root`` as (relative POSIX path, path), folders and files in sorted order."""
+    try:
+        walker = os.walk(root)
+        for folder, dirs, files in walker:
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            base = Path(folder)
+            for name in sorted(files):
+                path = base / name
+                try:
+                    rel = path.relative_to(root).as_posix()
+                except ValueError:
+                    continue
+                yield rel, path
+    except OSError:
+        return
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _read(path: Path) -> str | None:
+    """The file's text, or None when it is missing, unreadable, not a file or too large.
+    Undecodable bytes are replaced: a test file in Latin-1 still counts its tests."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _toml(text: str) -> Mapping[str, Any] | None:
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _json(text: str | None) -> Mapping[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, Mapping) else {}

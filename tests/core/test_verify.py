@@ -1,0 +1,787 @@
+"""Verify commands, prose kinds, failure signatures and test fingerprints (seed 004 §4.5–§4.6,
+notes §11)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goalkeeper.core.verify import (
+    DEFAULT_TEST_GLOBS,
+    TamperFinding,
+    TestFingerprint,
+    compare_fingerprints,
+    failing_lines,
+    failure_signature,
+    fingerprint_test_file,
+    is_test_path,
+    matches_glob,
+    parse_verify_commands,
+    prose_verify_kinds,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Verify commands
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("goal", "commands"),
+    [
+        ("npm run check 通过", ("npm run check",)),
+        ("npm test 全部通过 且 lint 干净", ("npm test",)),
+        ("tsc --noEmit 无错误", ("tsc --noEmit",)),
+        ("所有测试通过", ()),
+        ("构建无错误", ()),
+    ],
+)
+def test_seed_examples(goal: str, commands: tuple[str, ...]) -> None:
+    """The goal examples of seed 004 §4.5 parse to their commands (or to none)."""
+    assert parse_verify_commands(goal) == commands
+
+
+def test_backticked_command() -> None:
+    """A command in backticks is taken whole, even with words prose would stop at."""
+    assert parse_verify_commands("make `pytest -k 'parser and lexer'` pass") == (
+        "pytest -k 'parser and lexer'",
+    )
+
+
+def test_backticks_that_are_not_commands_are_ignored() -> None:
+    """A file name or identifier in backticks is not a command."""
+    assert parse_verify_commands("fix `parse_args()` in `cli.py`") == ()
+
+
+def test_backticked_package_manager_needs_a_subcommand() -> None:
+    """``npm`` alone is not a check; ``npm ci && npm test`` is."""
+    assert parse_verify_commands("use `npm` for `npm ci && npm test`") == ("npm ci && npm test",)
+
+
+def test_backticked_command_with_prompt_and_env() -> None:
+    """A shell prompt is dropped and an environment prefix kept."""
+    assert parse_verify_commands("run `$ CI=1 npm test`") == ("CI=1 npm test",)
+
+
+def test_fenced_command_lines() -> None:
+    """Each command line of a fenced block counts, in order."""
+    text = "make these pass:\n```sh\nnpm run lint\nnpm test\n```\n"
+    assert parse_verify_commands(text) == ("npm run lint", "npm test")
+
+
+@pytest.mark.parametrize(
+    ("goal", "commands"),
+    [
+        ("npm run build passes", ("npm run build",)),
+        ("pnpm lint is clean", ("pnpm lint",)),
+        ("yarn test passes", ("yarn test",)),
+        ("npx vitest run passes", ("npx vitest",)),
+        ("npx tsc --noEmit, then ship", ("npx tsc --noEmit",)),
+        ("pytest passes", ("pytest",)),
+        ("pytest -q tests/core passes", ("pytest -q tests/core",)),
+        ("python -m pytest -x passes", ("python -m pytest -x",)),
+        ("uv run pytest -q passes", ("uv run pytest -q",)),
+        ("mypy src is clean", ("mypy src",)),
+        ("mypy --strict passes", ("mypy --strict",)),
+        ("ruff check . is clean", ("ruff check .",)),
+        ("make test passes", ("make test",)),
+        ("make check 通过", ("make check",)),
+        ("cargo test passes", ("cargo test",)),
+        ("cargo clippy -- -D warnings is clean", ("cargo clippy -- -D warnings",)),
+        ("go test ./... passes", ("go test ./...",)),
+        ("go vet ./... is clean", ("go vet ./...",)),
+        ("gradle test passes", ("gradle test",)),
+        ("./gradlew test passes", ("./gradlew test",)),
+        ("mvn test passes", ("mvn test",)),
+    ],
+)
+def test_prose_command_shapes(goal: str, commands: tuple[str, ...]) -> None:
+    """Known command shapes are found in prose and cut where the prose resumes."""
+    assert parse_verify_commands(goal) == commands
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "make sure the parser works",
+        "make all tests pass",
+        "make it faster",
+        "use yarn to install it",
+        "go test the parser by hand",
+        "tsc complains less",
+        "npm run",
+    ],
+)
+def test_prose_that_only_looks_like_a_command(goal: str) -> None:
+    """ "make sure", "make all tests pass" and "go test the parser" are English, not commands."""
+    assert parse_verify_commands(goal) == ()
+
+
+@pytest.mark.parametrize(
+    ("goal", "command"),
+    [
+        ("pytest and ruff pass", "pytest"),
+        ("pytest 且 ruff", "pytest"),
+        ("pytest通过", "pytest"),
+        ("pytest passes", "pytest"),
+        ("pytest is clean", "pytest"),
+        ("pytest 无错误", "pytest"),
+        ("pytest, then ship", "pytest"),
+        ("pytest，然后发布", "pytest"),
+        ("pytest; ship", "pytest"),
+        ("run pytest.", "pytest"),
+        ("pytest on the parser", "pytest"),
+    ],
+)
+def test_commands_stop_at_prose_boundaries(goal: str, command: str) -> None:
+    """Conjunctions, "passes", "is clean", "通过", "无错误", commas and semicolons end a command."""
+    assert parse_verify_commands(goal) == (command,)
+
+
+def test_flag_values_are_kept() -> None:
+    """A plain word after a flag is the flag's value, not prose."""
+    assert parse_verify_commands("pytest -k parser passes") == ("pytest -k parser",)
+
+
+def test_commands_in_order_and_deduplicated() -> None:
+    """Several commands come in the order written, each once."""
+    text = "npm test passes and `npm run lint` is clean, and npm test again; then cargo test"
+    assert parse_verify_commands(text) == ("npm test", "npm run lint", "cargo test")
+
+
+def test_several_prose_commands() -> None:
+    """Two prose commands joined by "and" are both found."""
+    assert parse_verify_commands("go test ./... and go vet ./... pass") == (
+        "go test ./...",
+        "go vet ./...",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Prose kinds
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("goal", "kinds"),
+    [
+        ("all tests pass", ("tests",)),
+        ("the suite is green", ("tests",)),
+        ("unit tests are passing", ("tests",)),
+        ("测试全部通过", ("tests",)),
+        ("所有测试通过", ("tests",)),
+        ("mypy clean", ("types",)),
+        ("the code type-checks", ("types",)),
+        ("类型检查通过", ("types",)),
+        ("lint clean", ("lint",)),
+        ("lint 干净", ("lint",)),
+        ("no lint errors", ("lint",)),
+        ("it builds", ("build",)),
+        ("the project compiles", ("build",)),
+        ("构建无错误", ("build",)),
+        ("编译通过", ("build",)),
+        (
+            "all tests pass, mypy is clean, lint clean and it builds",
+            ("tests", "types", "lint", "build"),
+        ),
+        ("make the parser faster", ()),
+        ("让解析器更快", ()),
+    ],
+)
+def test_prose_kinds(goal: str, kinds: tuple[str, ...]) -> None:
+    """A prose goal names the kinds of check it asks for, in a fixed order."""
+    assert prose_verify_kinds(goal) == kinds
+
+
+def test_prose_kinds_follow_a_fixed_order() -> None:
+    """Kinds come as tests, types, lint, build whatever order the goal names them in."""
+    assert prose_verify_kinds("构建无错误，类型检查通过，测试全部通过") == (
+        "tests",
+        "types",
+        "build",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Failing lines and signatures
+# ---------------------------------------------------------------------------------------------
+
+PYTEST_RUN = """\
+============================= test session starts ==============================
+platform linux -- Python 3.11.7, pytest-8.3.2, pluggy-1.5.0
+rootdir: {root}
+collected 3 items
+
+tests/test_parse.py .F.                                                  [100%]
+
+=================================== FAILURES ===================================
+_________________________________ test_empty __________________________________
+
+tmp_path = PosixPath('{tmp}')
+
+    def test_empty(tmp_path):
+>       assert parse("") == Plan(), f"{{tmp_path}}"
+E       AssertionError: {tmp}
+E       assert <Plan object at {addr}> == Plan()
+
+tests/test_parse.py:12: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_parse.py::test_empty - AssertionError: {tmp}
+========================= 1 failed, {passed} passed in {secs}s =========================
+"""
+
+
+def _pytest_run(
+    tmp: str = "/tmp/pytest-of-ann/pytest-12/test_empty0",
+    addr: str = "0x7f3a2c1b9e50",
+    secs: str = "0.12",
+    passed: int = 2,
+    root: str = "/home/ann/project",
+) -> str:
+    return PYTEST_RUN.format(tmp=tmp, addr=addr, secs=secs, passed=passed, root=root)
+
+
+def test_pytest_failing_lines() -> None:
+    """pytest's FAILED, E and summary lines are the failure, normalized and sorted."""
+    assert failing_lines(_pytest_run()) == (
+        "E AssertionError: <tmp>",
+        "E assert <Plan object at 0x?> == Plan()",
+        "FAILED tests/test_parse.py::test_empty - AssertionError: <tmp>",
+        "summary: 1 failed",
+        "tests/test_parse.py:12: AssertionError",
+    )
+
+
+def test_same_failure_with_other_timings_paths_and_addresses() -> None:
+    """The same failure with different timings, temp paths and addresses has one signature."""
+    first = _pytest_run()
+    second = _pytest_run(
+        tmp="/tmp/pytest-of-bob/pytest-7/test_empty0",
+        addr="0x55d1e2f3a4b0",
+        secs="3.71",
+        root="/srv/ci/checkout",
+    )
+    assert failure_signature(first) == failure_signature(second)
+
+
+def test_passing_count_does_not_change_the_signature() -> None:
+    """A test added or passing elsewhere does not make the same failure a new one."""
+    assert failure_signature(_pytest_run(passed=2)) == failure_signature(_pytest_run(passed=9))
+
+
+def test_different_failing_test_different_signature() -> None:
+    """Another failing test is another failure."""
+    other = _pytest_run().replace("test_empty", "test_blank")
+    assert failure_signature(_pytest_run()) != failure_signature(other)
+
+
+def test_signature_is_short_hex() -> None:
+    """A signature is 16 hexadecimal characters."""
+    signature = failure_signature(_pytest_run())
+    assert len(signature) == 16 and int(signature, 16) >= 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "src/goalkeeper/core/plan.py:12: error: Incompatible return value type",
+        "error[E0308]: mismatched types",
+        "Error: Cannot find module './x'",
+        "  ✕ parses empty input (3 ms)",
+        "  ✗ parses empty input",
+        "FAIL src/parse.test.ts",
+        "--- FAIL: TestParse (0.00s)",
+        "FAIL\tgithub.com/acme/parse\t0.012s",
+        "AssertionError: expected 1 to equal 2",
+        "TypeError: x is not a function",
+        "src/a.py:1:8: F401 [*] `os` imported but unused",
+        "F401 [*] `os` imported but unused",
+        "  3:5  error  'x' is not defined  no-undef",
+        "thread 'main' panicked at src/main.rs:2:5:",
+        "test result: FAILED. 3 passed; 1 failed; 0 ignored",
+        "npm ERR! Test failed.",
+        "  2 failing",
+        "ERROR tests/test_x.py - ImportError: no module named x",
+    ],
+)
+def test_failure_line_shapes(line: str) -> None:
+    """Each runner's failure line is recognised."""
+    assert failing_lines(f"starting\n{line}\ndone\n")
+
+
+def test_passing_output_has_no_failing_lines() -> None:
+    """A clean run's output carries no failure."""
+    assert failing_lines("collected 3 items\n\n3 passed in 0.02s\nSuccess: no issues found") == ()
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("FAILED t.py::x - in 0.12s", "FAILED t.py::x - in 31s"),
+        ("FAIL x.test.ts (123 ms)", "FAIL x.test.ts (9 ms)"),
+        ("error: build took 3s", "error: build took 12.5s"),
+        ("--- FAIL: TestX (0.00s)", "--- FAIL: TestX (1.25s)"),
+        ("2024-05-01T10:11:12.345Z error: boom", "2025-01-09T23:59:01Z error: boom"),
+        ("[10:11:12] error: boom", "[23:01:59] error: boom"),
+        ("Error: at 0x7fdeadbeef01", "Error: at 0x55aa00ff11cc"),
+        ("Error: /tmp/tmpab12cd/x.py", "Error: /tmp/tmpzz99yy/x.py"),
+        (
+            "Error: /var/folders/x1/ab12/T/tmp1/x.py",
+            "Error: /private/var/folders/q9/zz/T/tmp2/x.py",
+        ),
+        (
+            r"Error: C:\Users\ann\AppData\Local\Temp\tmp1a\x.py",
+            r"Error: C:\Users\bob\AppData\Local\Temp\tmp9z\x.py",
+        ),
+        (
+            "FAILED /tmp/pytest-of-ann/pytest-12/test_x0/t.py::x",
+            "FAILED /tmp/pytest-of-bob/pytest-3/test_x0/t.py::x",
+        ),
+        ("Error: worker pid 4242 died", "Error: worker pid 99 died"),
+        (
+            "Error: run 123e4567-e89b-12d3-a456-426614174000 failed",
+            "Error: run 00000000-1111-2222-3333-444444444444 failed",
+        ),
+        ("Error: commit 3f2a9c1d7e8b4a60 bad", "Error: commit a1b2c3d4e5f60718 bad"),
+        ("[gw3] FAILED t.py::x", "[gw0] FAILED t.py::x"),
+        ("\x1b[31mFAILED\x1b[0m t.py::x", "FAILED   t.py::x"),
+    ],
+)
+def test_normalization(a: str, b: str) -> None:
+    """Timestamps, durations, addresses, temp paths, pids, ids, workers and colours are ignored."""
+    assert failing_lines(a) == failing_lines(b) != ()
+    assert failure_signature(a) == failure_signature(b)
+
+
+def test_line_numbers_are_kept() -> None:
+    """A failure on another line is another failure: edits moved or changed it."""
+    assert failure_signature("a.py:3: error: boom") != failure_signature("a.py:9: error: boom")
+
+
+def test_signature_falls_back_to_the_tail() -> None:
+    """Without a failure line, the last 20 lines decide, normalized."""
+    head = "\n".join(f"line {i}" for i in range(50))
+    a = head + "\nsegfault after 1.5s\n"
+    b = "other start\n" + "\n".join(f"line {i}" for i in range(30, 50)) + "\nsegfault after 9s\n"
+    assert failing_lines(a) == ()
+    assert failure_signature(a) != failure_signature(head + "\nsegfault\nmore\n")
+    assert failure_signature(a) == failure_signature(
+        "\n".join(f"line {i}" for i in range(31, 50)) + "\nsegfault after 2s"
+    )
+    assert failure_signature(b) == failure_signature(a)
+
+
+def test_empty_output_has_a_signature() -> None:
+    """Even an empty output (a crash, a timeout) gets a stable signature."""
+    assert failure_signature("") == failure_signature("\n\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Test fingerprints
+# ---------------------------------------------------------------------------------------------
+
+PY_TESTS = """\
+import pytest
+
+
+def helper():
+    return 1
+
+
+def test_one():
+    assert helper() == 1
+
+
+async def test_two():
+    assert True
+    assert 1 < 2
+
+
+class TestGroup:
+    def test_three(self):
+        with pytest.raises(ValueError):
+            int("x")
+
+    def setup_method(self):
+        pass
+
+
+class Legacy(unittest.TestCase):
+    def test_four(self):
+        self.assertEqual(1, 1)
+"""
+
+
+def _fp(path: str, text: str) -> TestFingerprint:
+    return fingerprint_test_file(path, text)
+
+
+def test_python_counts() -> None:
+    """Python: test functions and methods, asserts, self.assert… and pytest.raises."""
+    fp = _fp("tests/test_a.py", PY_TESTS)
+    assert (fp.tests, fp.asserts, fp.skips) == (4, 5, 0)
+
+
+@pytest.mark.parametrize(
+    "skip",
+    [
+        "@pytest.mark.skip(reason='later')",
+        "@pytest.mark.skipif(sys.platform == 'win32', reason='posix')",
+        "@pytest.mark.xfail",
+        "@unittest.skip('later')",
+        "@unittest.skipIf(True, 'no')",
+        "@unittest.expectedFailure",
+    ],
+)
+def test_python_skip_decorators(skip: str) -> None:
+    """Every skip or xfail decorator counts as a skip."""
+    fp = _fp("tests/test_a.py", f"{skip}\ndef test_x():\n    assert f()\n")
+    assert (fp.tests, fp.asserts, fp.skips) == (1, 1, 1)
+
+
+def test_python_skip_calls() -> None:
+    """``pytest.skip(…)`` inside a test counts as a skip."""
+    assert _fp("t/test_a.py", "def test_x():\n    pytest.skip('no')\n").skips == 1
+
+
+def test_python_comments_and_strings_do_not_count() -> None:
+    """Commented-out tests, and asserts inside strings, are not counted."""
+    text = (
+        "# def test_gone():\n"
+        "#     assert x\n"
+        "def test_real():\n"
+        '    """assert in a docstring; def test_fake(): nothing"""\n'
+        "    msg = 'assert here'  # assert there\n"
+        '    assert msg, "@pytest.mark.skip"\n'
+    )
+    fp = _fp("tests/test_a.py", text)
+    assert (fp.tests, fp.asserts, fp.skips) == (1, 1, 0)
+
+
+JS_TESTS = """\
+import { describe, it, test, expect } from "vitest";
+
+describe("parse", () => {
+  it("parses", () => {
+    expect(parse("a")).toEqual(["a"]);
+  });
+  test("empty", () => {
+    expect(parse("")).toEqual([]);
+    assert.equal(1, 1);
+  });
+  it.each([1, 2])("number %s", (n) => {
+    expect(n).toBeTruthy();
+  });
+  // it("commented", () => {});
+});
+"""
+
+
+def test_js_counts() -> None:
+    """JS/TS: it, test and .each calls; expect and assert."""
+    fp = _fp("src/parse.test.ts", JS_TESTS)
+    assert (fp.tests, fp.asserts, fp.skips) == (3, 4, 0)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        'it.skip("parses"',
+        'xit("parses"',
+        'it.todo("parses"',
+        'it.only("parses"',
+        'test.skip("parses"',
+    ],
+)
+def test_js_skips(change: str) -> None:
+    """.skip, xit, .todo and .only (which skips all others) count as skips, not fewer tests."""
+    fp = _fp("src/parse.test.ts", JS_TESTS.replace('it("parses"', change))
+    assert (fp.tests, fp.skips) == (3, 1)
+
+
+def test_js_describe_skip_counts() -> None:
+    """``describe.skip`` and ``xdescribe`` skip whole groups."""
+    assert _fp("a.spec.js", 'describe.skip("x", () => {});\nxdescribe("y", f);').skips == 2
+
+
+GO_TESTS = """\
+package parse
+
+import "testing"
+
+func TestParse(t *testing.T) {
+\tif got := Parse(""); got != nil {
+\t\tt.Errorf("got %v", got)
+\t}
+\trequire.NoError(t, err)
+}
+
+func TestSkip(t *testing.T) {
+\tt.Skip("later")
+\tt.Fatal("never")
+}
+
+func helper(t *testing.T) {}
+"""
+
+
+def test_go_counts() -> None:
+    """Go: func Test…(t *testing.T), t.Error…/t.Fatal…/require., t.Skip."""
+    fp = _fp("parse/parse_test.go", GO_TESTS)
+    assert (fp.tests, fp.asserts, fp.skips) == (2, 3, 1)
+
+
+JAVA_TESTS = """\
+class ParseTest {
+    @Test
+    void parses() {
+        assertEquals(1, parse("a"));
+        Assertions.assertThrows(IllegalArgumentException.class, () -> parse(null));
+    }
+
+    @Disabled("later")
+    @Test
+    void skipped() {
+        assertTrue(true);
+    }
+
+    @Ignore
+    @ParameterizedTest
+    void old(int n) {}
+}
+"""
+
+
+def test_java_counts() -> None:
+    """Java: @Test and friends, assert…( calls, @Disabled and @Ignore."""
+    fp = _fp("src/test/java/ParseTest.java", JAVA_TESTS)
+    assert (fp.tests, fp.asserts, fp.skips) == (3, 3, 2)
+
+
+def test_other_languages_count_nothing() -> None:
+    """A file of an unknown language has only a digest."""
+    fp = _fp("tests/data.txt", "def test_x(): assert 1")
+    assert (fp.tests, fp.asserts, fp.skips) == (0, 0, 0)
+    assert len(fp.digest) == 64
+
+
+def test_digest_follows_the_text() -> None:
+    """The digest changes with any edit and only then."""
+    assert _fp("a.py", "x").digest == _fp("b.py", "x").digest != _fp("a.py", "y").digest
+
+
+# ---------------------------------------------------------------------------------------------
+# Tamper findings
+# ---------------------------------------------------------------------------------------------
+
+TWO_TESTS = "def test_a():\n    assert f(1)\n    assert f(2)\n\n\ndef test_b():\n    assert g()\n"
+
+
+def test_untouched_files_are_no_finding() -> None:
+    """Nothing changed, nothing found."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS), "a.test.ts": _fp("a.test.ts", JS_TESTS)}
+    after = {
+        path: _fp(path, text)
+        for path, text in (("t/test_a.py", TWO_TESTS), ("a.test.ts", JS_TESTS))
+    }
+    assert compare_fingerprints(before, after) == ()
+
+
+def test_deleting_a_test() -> None:
+    """Removing a test function is found, with its assertions."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    after_text = TWO_TESTS.split("\n\n\n")[0] + "\n"
+    after = {"t/test_a.py": _fp("t/test_a.py", after_text)}
+    assert compare_fingerprints(before, after) == (
+        TamperFinding("t/test_a.py", "fewer_asserts", 3, 2),
+        TamperFinding("t/test_a.py", "fewer_tests", 2, 1),
+    )
+
+
+def test_removing_an_assert() -> None:
+    """Dropping one assertion is found."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    after = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS.replace("    assert f(2)\n", ""))}
+    assert compare_fingerprints(before, after) == (
+        TamperFinding("t/test_a.py", "fewer_asserts", 3, 2),
+    )
+
+
+def test_adding_pytest_skip() -> None:
+    """Decorating a test with ``@pytest.mark.skip`` is found."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    skipped = TWO_TESTS.replace("def test_b", "@pytest.mark.skip\ndef test_b")
+    after = {"t/test_a.py": _fp("t/test_a.py", skipped)}
+    assert compare_fingerprints(before, after) == (
+        TamperFinding("t/test_a.py", "more_skips", 0, 1),
+    )
+
+
+def test_adding_it_skip() -> None:
+    """Turning ``it(`` into ``it.skip(`` is found as a skip."""
+    before = {"a.test.ts": _fp("a.test.ts", JS_TESTS)}
+    after = {"a.test.ts": _fp("a.test.ts", JS_TESTS.replace('it("parses"', 'it.skip("parses"'))}
+    assert compare_fingerprints(before, after) == (TamperFinding("a.test.ts", "more_skips", 0, 1),)
+
+
+def test_deleting_a_test_file() -> None:
+    """A deleted test file is found with the number of tests it had."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    assert compare_fingerprints(before, {}) == (TamperFinding("t/test_a.py", "deleted", 2, 0),)
+
+
+def test_deleting_a_helper_without_tests_is_no_finding() -> None:
+    """An ``__init__.py`` or helper without tests or asserts may go."""
+    before = {"tests/__init__.py": _fp("tests/__init__.py", "")}
+    assert compare_fingerprints(before, {}) == ()
+
+
+def test_moving_a_file_unchanged_is_no_finding() -> None:
+    """The same text under a new path is a move, not a deletion."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    after = {"t/unit/test_a.py": _fp("t/unit/test_a.py", TWO_TESTS)}
+    assert compare_fingerprints(before, after) == ()
+
+
+def test_new_file_is_no_finding() -> None:
+    """Adding a test file is never tampering."""
+    assert compare_fingerprints({}, {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}) == ()
+
+
+def test_more_tests_and_asserts_are_no_finding() -> None:
+    """Adding tests or asserts is progress."""
+    before = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS)}
+    after = {"t/test_a.py": _fp("t/test_a.py", TWO_TESTS + "\n\ndef test_c():\n    assert h()\n")}
+    assert compare_fingerprints(before, after) == ()
+
+
+def test_findings_sorted_by_path_then_kind() -> None:
+    """Findings come sorted by path, then kind."""
+    before = {
+        "z/test_z.py": _fp("z/test_z.py", TWO_TESTS),
+        "a/test_a.py": _fp("a/test_a.py", TWO_TESTS),
+    }
+    after = {
+        "z/test_z.py": _fp(
+            "z/test_z.py", "@pytest.mark.skip\n" + TWO_TESTS.replace("    assert f(2)\n", "")
+        )
+    }
+    assert [(f.path, f.kind) for f in compare_fingerprints(before, after)] == [
+        ("a/test_a.py", "deleted"),
+        ("z/test_z.py", "fewer_asserts"),
+        ("z/test_z.py", "more_skips"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Globs
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/test_a.py",
+        "tests/core/helpers.py",
+        "test_root.py",
+        "pkg/sub/test_x.py",
+        "pkg/x_test.py",
+        "src/parse.test.ts",
+        "web/App.test.tsx",
+        "src/parse.spec.js",
+        "src/__tests__/parse.ts",
+        "cmd/parse/parse_test.go",
+        "src/test/java/com/acme/ParseTest.java",
+        "module/src/test/kotlin/ParseTest.kt",
+    ],
+)
+def test_default_globs_find_test_files(path: str) -> None:
+    """The default globs cover pytest, Jest/Vitest, Go and Maven layouts."""
+    assert is_test_path(path, DEFAULT_TEST_GLOBS)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/parse.py",
+        "src/parse.ts",
+        "cmd/parse/parse.go",
+        "src/main/java/Parse.java",
+        "testing.py",
+    ],
+)
+def test_default_globs_skip_source_files(path: str) -> None:
+    """Source files are not test files."""
+    assert not is_test_path(path)
+
+
+def test_glob_semantics() -> None:
+    """``**/`` spans zero or more folders; ``*`` stays in one; braces choose."""
+    assert matches_glob("a.py", "**/*.py")
+    assert matches_glob("x/y/a.py", "**/*.py")
+    assert not matches_glob("x/a.py", "*.py")
+    assert matches_glob("a.ts", "*.{js,ts}")
+    assert not matches_glob("a.go", "*.{js,ts}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Properties
+# ---------------------------------------------------------------------------------------------
+
+_NO_BREAKS = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")),
+    max_size=30,
+)
+_DURATION_FORMS = ("in {}s", "({} ms)", "took {}s", "({}s)", "{}ms", "after {} seconds")
+_FAILURE_FILLERS = st.sampled_from(
+    ["FAILED tests/test_a.py::test_x -", "E   assert 1 == 2", "--- FAIL: TestX", "error: boom", ""]
+)
+_NUMBER = st.one_of(
+    st.integers(min_value=0, max_value=10**6).map(str),
+    st.floats(min_value=0, max_value=10**4, allow_nan=False).map(lambda x: f"{x:.3f}"),
+)
+
+
+@settings(max_examples=200)
+@given(st.text())
+def test_parse_verify_commands_never_raises(text: str) -> None:
+    """Any text gives a tuple of distinct non-empty commands."""
+    commands = parse_verify_commands(text)
+    assert len(set(commands)) == len(commands) and all(commands)
+
+
+@settings(max_examples=200)
+@given(st.text())
+def test_failure_signature_never_raises(text: str) -> None:
+    """Any output gives a 16-character signature."""
+    assert len(failure_signature(text)) == 16
+
+
+@settings(max_examples=200)
+@given(st.text(), st.text())
+def test_fingerprint_never_raises(text: str, name: str) -> None:
+    """Any text under any test-file name fingerprints without raising."""
+    for suffix in (".py", ".ts", ".go", ".java", ""):
+        fp = fingerprint_test_file(name + suffix, text)
+        assert min(fp.tests, fp.asserts, fp.skips) >= 0
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.tuples(st.one_of(_FAILURE_FILLERS, _NO_BREAKS), st.sampled_from(_DURATION_FORMS)),
+        min_size=1,
+        max_size=8,
+    ),
+    st.data(),
+)
+def test_signature_ignores_duration_numbers(
+    lines: list[tuple[str, str]], data: st.DataObject
+) -> None:
+    """Replacing every duration number leaves the signature unchanged."""
+
+    def render() -> str:
+        return "\n".join(f"{text} {form.format(data.draw(_NUMBER))}" for text, form in lines)
+
+    assert failure_signature(render()) == failure_signature(render())

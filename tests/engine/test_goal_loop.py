@@ -1,0 +1,273 @@
+"""The verify/repair loop (seed 004 §4) through the engine: a real GOAL.md in a temp project,
+a FakeRunner deciding what each verification prints, a FakeClock."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.config import Config
+from goalkeeper.core.values import (
+    Action,
+    Activity,
+    Advise,
+    BeforeAgentStart,
+    Close,
+    Continue,
+    Notify,
+    Pause,
+    Settled,
+    UserPrompt,
+)
+from goalkeeper.engine.ports import Completed
+from goalkeeper.engine.supervisor import Supervisor
+from goalkeeper.store.goalfile import load_goal
+from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock, FakeRunner
+
+FAIL = "FAILED tests/test_calc.py::test_add - assert 3 == 4\n1 failed in {t}s"
+FAIL_OTHER = "FAILED tests/test_calc.py::test_sub - assert 0 == 1\n1 failed in {t}s"
+
+
+class Outputs:
+    """What `pytest -q` prints next: a queue of (exit code, output) for the fake runner."""
+
+    def __init__(self) -> None:
+        self.queue: list[tuple[int | None, str]] = []
+        self.runs = 0
+
+    def __call__(self, argv: Sequence[str]) -> Completed:
+        if argv[:2] == ["/bin/sh", "-c"]:
+            self.runs += 1
+            code, out = self.queue.pop(0) if self.queue else (0, "1 passed")
+            return Completed(tuple(argv), code, out, timed_out=code is None)
+        return Completed(tuple(argv), 1, "not a git repository")  # git, inference probes
+
+
+@pytest.fixture
+def outputs() -> Outputs:
+    return Outputs()
+
+
+@pytest.fixture
+def sup(tmp_path: Path, outputs: Outputs) -> Supervisor:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "def test_add():\n    assert add(1, 2) == 3\n\n"
+        "def test_sub():\n    assert sub(1, 1) == 0\n",
+        encoding="utf-8",
+    )
+    return Supervisor(
+        tmp_path,
+        Config(no_plan="silent", lang="en"),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES,
+        clock=FakeClock(),
+        runner=FakeRunner(outputs),
+    )
+
+
+def say_goal(sup: Supervisor, text: str = "/gk-goal `pytest -q` passes") -> tuple[Action, ...]:
+    return sup.handle([UserPrompt("s", text)]).actions
+
+
+def settle(sup: Supervisor, text: str = "done") -> tuple[Action, ...]:
+    return sup.handle([Settled("s", text, activity=Activity(tool_calls=1))]).actions
+
+
+def kinds(actions: tuple[Action, ...]) -> list[str]:
+    return [type(a).__name__ for a in actions if isinstance(a, Continue | Pause | Close)]
+
+
+def text(actions: tuple[Action, ...], kind: type = Continue) -> str:
+    return "\n".join(
+        getattr(a, "text", getattr(a, "reason", getattr(a, "summary", "")))
+        for a in actions
+        if isinstance(a, kind)
+    )
+
+
+def tick_criteria(project: Path) -> None:
+    path = project / ".agents" / "goal" / "GOAL.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("- [ ]", "- [x]"), encoding="utf-8")
+
+
+def test_a_goal_stated_in_a_prompt_is_recorded_and_fed_back(sup: Supervisor) -> None:
+    """The command records GOAL.md with its verify command and a criterion per command; the
+    agent hears it at once and the user is told."""
+    actions = say_goal(sup)
+    doc = load_goal(sup.project)
+    assert doc is not None and doc.goal is not None
+    assert doc.goal.verify == ("pytest -q",)
+    assert [c.text for c in doc.goal.criteria] == ["`pytest -q` exits 0"]
+    advice = text(actions, Advise)
+    assert "Goal recorded in .agents/goal/GOAL.md" in advice and "`pytest -q`" in advice
+    assert "goal set" in text(actions, Notify)
+
+
+def test_pass_first_time_closes_and_archives(sup: Supervisor, outputs: Outputs) -> None:
+    """Verification passes and every criterion is ticked: closed, archived."""
+    say_goal(sup)
+    tick_criteria(sup.project)
+    actions = settle(sup)
+    assert kinds(actions) == ["Close"]
+    assert "goal proven" in text(actions, Close)
+    assert load_goal(sup.project) is None
+    assert list((sup.project / ".agents" / "goal" / "archive").glob("*.md"))
+
+
+def test_a_pass_with_open_criteria_asks_to_close_them(sup: Supervisor) -> None:
+    """A passing check with unticked criteria continues, naming them."""
+    say_goal(sup)
+    actions = settle(sup)
+    assert kinds(actions) == ["Continue"]
+    assert "Verification passes" in text(actions) and "- [ ] `pytest -q` exits 0" in text(actions)
+
+
+def test_fail_then_fix_then_pass(sup: Supervisor, outputs: Outputs) -> None:
+    """A failure sends the evidence back with [1/3] and spends one round; the next pass closes."""
+    say_goal(sup)
+    outputs.queue.append((1, FAIL.format(t="0.12")))
+    first = settle(sup)
+    assert kinds(first) == ["Continue"]
+    assert text(first).startswith("[1/3] `pytest -q` failed (exit 1).")
+    assert "FAILED tests/test_calc.py::test_add" in text(first)
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.attempts == 1 and goal.last_failure.signature
+    tick_criteria(sup.project)
+    assert kinds(settle(sup)) == ["Close"]
+
+
+def test_the_same_failure_twice_blocks_without_spending_a_round(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """Same signature (different timing) → paused at once; the round count stays."""
+    say_goal(sup)
+    outputs.queue += [(1, FAIL.format(t="0.12")), (1, FAIL.format(t="0.97"))]
+    settle(sup)
+    second = settle(sup)
+    assert kinds(second) == ["Pause"]
+    assert "failed again with the same failure" in text(second, Pause)
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.status == "blocked" and goal.attempts == 1
+
+
+def test_the_round_limit_blocks_and_resume_counts_on(
+    sup: Supervisor,
+    outputs: Outputs,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three different failures spend the rounds; the fourth pauses; resume adds rounds and
+    the next failure is [4/6]."""
+    say_goal(sup)
+    outputs.queue += [(1, f"FAILED tests/test_calc.py::test_{i} - boom") for i in range(4)]
+    for n in (1, 2, 3):
+        assert text(settle(sup)).startswith(f"[{n}/3]")
+    limited = settle(sup)
+    assert kinds(limited) == ["Pause"] and "after 3 repair rounds" in text(limited, Pause)
+    assert load_goal(sup.project).goal.status == "blocked"  # type: ignore[union-attr]
+    from goalkeeper.cli.app import run
+
+    monkeypatch.chdir(sup.project)
+    assert run(["goal", "resume"]) == 0
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.status == "active" and goal.attempts == 3 and goal.rounds == 6
+    outputs.queue.append((1, "FAILED tests/test_calc.py::test_new - boom"))
+    assert text(settle(sup)).startswith("[4/6]")
+
+
+def test_a_timeout_is_a_failure(sup: Supervisor, outputs: Outputs) -> None:
+    """A verification that timed out counts as a failed round."""
+    say_goal(sup)
+    outputs.queue.append((None, "collecting ..."))
+    actions = settle(sup)
+    assert "timed out after" in text(actions)
+
+
+def test_the_agents_honest_exit_pauses_and_is_recorded(sup: Supervisor, outputs: Outputs) -> None:
+    """[GOAL] blocked: <reason> pauses without running anything or spending a round."""
+    say_goal(sup)
+    actions = settle(
+        sup, "I cannot reach the payment sandbox.\n[GOAL] blocked: no sandbox credentials"
+    )
+    assert kinds(actions) == ["Pause"]
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.status == "blocked" and goal.blocked_reason == "no sandbox credentials"
+    assert goal.attempts == 0 and outputs.runs == 0
+    assert any("no sandbox credentials" in line for line in goal.progress_log)
+
+
+def test_a_deleted_test_holds_the_pass(sup: Supervisor) -> None:
+    """Tests deleted since the goal was set: the pass is not accepted until justified."""
+    say_goal(sup)
+    tick_criteria(sup.project)
+    (sup.project / "tests" / "test_calc.py").unlink()
+    held = settle(sup)
+    assert kinds(held) == ["Continue"]
+    assert "tests/test_calc.py: deleted" in text(held)
+    path = sup.project / ".agents" / "goal" / "GOAL.md"
+    path.write_text(
+        path.read_text(encoding="utf-8") + "- test_calc.py removed: the module it tested is gone\n",
+        encoding="utf-8",
+    )
+    assert kinds(settle(sup)) == ["Close"]
+
+
+@pytest.mark.parametrize(
+    ("change", "finding"),
+    [
+        (lambda s: s.replace("    assert sub(1, 1) == 0\n", "    pass\n"), "2 → 1 assertions"),
+        (lambda s: "import pytest\n@pytest.mark.skip\n" + s, "skip/xfail markers"),
+    ],
+)
+def test_weakened_tests_hold_the_pass(sup: Supervisor, change, finding: str) -> None:  # type: ignore[no-untyped-def]
+    """A removed assertion or a new skip marker is named and holds the pass."""
+    say_goal(sup)
+    tick_criteria(sup.project)
+    path = sup.project / "tests" / "test_calc.py"
+    path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
+    held = settle(sup)
+    assert kinds(held) == ["Continue"] and finding in text(held)
+
+
+def test_an_api_error_is_retried_with_backoff_then_blocks(sup: Supervisor) -> None:
+    """Claude Code cannot schedule: the user is told when a retry would start (4 s doubling);
+    after 10 retries the goal is blocked with a strategy-change prompt."""
+    say_goal(sup)
+    delays = []
+    for _ in range(10):
+        actions = sup.handle([Settled("s", "", error="overloaded")]).actions
+        note = text(actions, Notify)
+        delays.append(note.split("would start after ")[1].split(" s")[0])
+    assert delays == ["4", "8", "16", "32", "64", "128", "256", "512", "600", "600"]
+    final = sup.handle([Settled("s", "", error="overloaded")]).actions
+    assert "after 10 failed retries" in text(final, Pause)
+
+
+def test_prose_goal_infers_the_projects_test_command(tmp_path: Path) -> None:
+    """ "my goal is that all tests pass" → the project's own test command."""
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    sup = Supervisor(
+        tmp_path,
+        Config(no_plan="silent"),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES,
+        clock=FakeClock(),
+        runner=FakeRunner(Outputs()),
+    )
+    sup.handle(
+        [UserPrompt("s", "My goal is that all the tests pass for the billing module refactor.")]
+    )
+    doc = load_goal(tmp_path)
+    assert doc is not None and doc.goal is not None
+    assert doc.goal.verify and "pytest" in doc.goal.verify[0]
+
+
+def test_an_active_goal_is_fed_back_before_each_run(sup: Supervisor) -> None:
+    """Anchors: objective, verify command, criteria and rounds, every prompt."""
+    say_goal(sup)
+    actions = sup.handle([UserPrompt("s", "continue please"), BeforeAgentStart("s")]).actions
+    assert "Goal (from .agents/goal/GOAL.md)" in text(actions, Advise)
+    assert "repair rounds used: 0 of 3" in text(actions, Advise)
