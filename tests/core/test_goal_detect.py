@@ -167,7 +167,7 @@ def test_goal_keeps_inline_code() -> None:
 
 
 def test_first_person_reporting_is_the_user() -> None:
-    """ "As I said, my goal is …" is the user speaking."""
+    """A first-person "as I said, my goal is …" is the user speaking."""
     assert _text("As I said, my goal is to make the parser tests pass") == (
         "make the parser tests pass"
     )
@@ -186,7 +186,7 @@ def test_no_trigger_is_no_goal() -> None:
 
 
 def test_till_needs_its_closing_word() -> None:
-    """ "直到" without "为止" is ordinary prose."""
+    """Without "为止", "直到" is ordinary prose."""
     assert detect_goal("直到昨天所有测试都还是通过的") is None
 
 
@@ -282,16 +282,54 @@ def test_threshold_is_eight_cjk_characters() -> None:
 
 
 def test_short_goal_with_an_architecture_word_counts() -> None:
-    """ "Goal: migrate storage" is short but architectural."""
+    """A short goal with an architecture word ("migrate storage") counts."""
     intent = detect_goal("Goal: migrate storage")
     assert intent is not None and intent.coarse
 
 
 def test_short_goal_that_names_a_check_counts() -> None:
-    """ "All tests pass" is short but states its own proof, in both languages."""
+    """A short goal that names a check ("all tests pass") states its own proof."""
     assert _text("keep going until all tests pass") == "all tests pass"
     assert _text("一直做到所有测试通过") == "所有测试通过"
     assert _text("Goal: `pytest -q` passes") == "`pytest -q` passes"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Is the goal is to rewrite the parser from scratch?",
+        "我的目标是不是应该先重写整个存储层？",
+        "Goal: should we rewrite the storage layer from scratch?",
+    ],
+)
+def test_questions_are_no_goal(prompt: str) -> None:
+    """A question about a goal asks; it does not state one."""
+    assert detect_goal(prompt) is None
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "the goal is unclear to me, can you explain the design",
+        "my goal is not to break anything else in the whole system",
+        "The goal is fine but the plan for the parser is not",
+    ],
+)
+def test_remarks_about_a_goal_are_no_goal(prompt: str) -> None:
+    """A remark on a goal ("the goal is unclear", "my goal is not …") sets none."""
+    assert detect_goal(prompt) is None
+
+
+def test_a_remark_before_a_colon_introduces_the_goal() -> None:
+    """In "the goal is simple: …" the goal follows the colon."""
+    text = "The goal is simple: make every parser test pass. Then tell me."
+    assert _text(text) == "make every parser test pass"
+
+
+def test_many_triggers_stay_cheap() -> None:
+    """A prompt that repeats a trigger thousands of times is handled in bounded time."""
+    assert detect_goal("直到" * 5000) is None
+    assert detect_goal("`" * 20000) is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,7 +372,7 @@ def test_files_in_chinese_text_are_counted() -> None:
 
 
 def test_framework_names_are_not_files() -> None:
-    """ "Node.js" and "Vue.js" are not file names."""
+    """Framework names such as "Node.js" and "Vue.js" are not file names."""
     assert not is_coarse("port node.js, vue.js, next.js, react.js, nuxt.js and d3.js code")
 
 
@@ -411,7 +449,7 @@ def test_empty_text_has_no_stages() -> None:
 
 
 def test_again_is_not_a_separator() -> None:
-    """ "再次" (again) and "不再" (no longer) are not "再" (then)."""
+    """The "再" of "再次" (again) and "不再" (no longer) is not "再" (then)."""
     assert split_stages("再次运行测试") == ("再次运行测试",)
     assert split_stages("不再使用旧接口") == ("不再使用旧接口",)
 
@@ -422,8 +460,24 @@ def test_code_is_never_split() -> None:
 
 
 def test_intro_line_before_a_list_is_dropped() -> None:
-    """ "Rewrite the store:" above a numbered list is its heading, not a stage."""
+    """An introduction ending in a colon above a list is its heading, not a stage."""
     assert split_stages("Rewrite the store:\n1. schema\n2. queries") == ("schema", "queries")
+
+
+def test_intro_before_first_is_dropped() -> None:
+    """Before "first …, then …", an introduction ending in a colon is dropped, in both languages."""
+    text = "Migrate the API: first the schema, then the handlers; finally the clients"
+    assert split_stages(text) == ("the schema", "the handlers", "the clients")
+    assert split_stages("重写存储层：首先迁移表结构，然后改查询，最后删旧代码") == (
+        "迁移表结构",
+        "改查询",
+        "删旧代码",
+    )
+
+
+def test_a_colon_alone_is_no_intro() -> None:
+    """A colon that introduces neither a list nor "first" stays in its stage."""
+    assert split_stages("note: parse then check") == ("note: parse", "check")
 
 
 # ---------------------------------------------------------------------------------------------

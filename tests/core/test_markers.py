@@ -310,3 +310,10 @@ def test_strip_code_keeps_the_line_count(text: str) -> None:
     """``strip_code`` never adds or drops lines."""
     normalized = text.replace("\r\n", "\n").replace("\r", "\n")
     assert strip_code(text).count("\n") == normalized.count("\n")
+
+
+@pytest.mark.timeout(10)
+def test_a_line_of_many_backticks_does_not_stall_the_marker_search() -> None:
+    """A reply may print a long run of backticks; finding spans must not backtrack on it
+    (the old back-reference regex took minutes on 20,000 backticks)."""
+    assert parse_marker("x" + "`" * 20000 + " y\n[PDCA] do") == Marker("do")

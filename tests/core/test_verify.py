@@ -7,12 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from goalkeeper.core.mdcode import inline_code_spans
 from goalkeeper.core.verify import (
     DEFAULT_TEST_GLOBS,
     TamperFinding,
     TestFingerprint,
     compare_fingerprints,
     failing_lines,
+    failure_headline,
     failure_signature,
     fingerprint_test_file,
     is_test_path,
@@ -61,6 +63,18 @@ def test_backticked_package_manager_needs_a_subcommand() -> None:
 def test_backticked_command_with_prompt_and_env() -> None:
     """A shell prompt is dropped and an environment prefix kept."""
     assert parse_verify_commands("run `$ CI=1 npm test`") == ("CI=1 npm test",)
+
+
+def test_code_spans_pair_equal_backtick_runs() -> None:
+    """A span runs from n backticks to the next run of exactly n, as in CommonMark."""
+    line = "a `b` ``c`d`` e `"
+    assert [line[s:e] for s, e in inline_code_spans(line)] == ["`b`", "``c`d``"]
+    assert inline_code_spans("`" * 10000) == ()
+
+
+def test_config_file_names_are_not_commands() -> None:
+    """A file name like "mypy.ini" is not the mypy command."""
+    assert parse_verify_commands("configure mypy.ini and pytest.ini properly") == ()
 
 
 def test_fenced_command_lines() -> None:
@@ -113,7 +127,7 @@ def test_prose_command_shapes(goal: str, commands: tuple[str, ...]) -> None:
     ],
 )
 def test_prose_that_only_looks_like_a_command(goal: str) -> None:
-    """ "make sure", "make all tests pass" and "go test the parser" are English, not commands."""
+    """Phrases like "make sure" and "go test the parser" are English, not commands."""
     assert parse_verify_commands(goal) == ()
 
 
@@ -267,6 +281,14 @@ def test_same_failure_with_other_timings_paths_and_addresses() -> None:
 def test_passing_count_does_not_change_the_signature() -> None:
     """A test added or passing elsewhere does not make the same failure a new one."""
     assert failure_signature(_pytest_run(passed=2)) == failure_signature(_pytest_run(passed=9))
+
+
+def test_quiet_pytest_summary_keeps_only_failures() -> None:
+    """pytest -q's bare "1 failed, 2 passed in 0.1s" line is a summary too."""
+    assert failing_lines("1 failed, 2 passed in 0.12s") == ("summary: 1 failed",)
+    assert failure_signature("1 failed, 2 passed in 0.1s") == failure_signature(
+        "1 failed, 7 passed in 3s"
+    )
 
 
 def test_different_failing_test_different_signature() -> None:
@@ -785,3 +807,65 @@ def test_signature_ignores_duration_numbers(
         return "\n".join(f"{text} {form.format(data.draw(_NUMBER))}" for text, form in lines)
 
     assert failure_signature(render()) == failure_signature(render())
+
+
+# ---------------------------------------------------------------------------------------------
+# Found by the end-to-end goal test with the real Claude Code
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/usr/bin/python3 -m pytest -q",
+        ".venv/bin/python -m pytest -q",
+        "/home/me/project/.venv/bin/pytest -q",
+        "node_modules/.bin/vitest run",
+    ],
+)
+def test_a_command_given_by_path_is_a_verify_command(command: str) -> None:
+    """`/…/.venv/bin/python -m pytest -q` names a known program by its path: it is a command."""
+    assert parse_verify_commands(f"Goal: `{command}` passes") == (command,)
+
+
+def test_a_path_to_an_unknown_program_is_not_a_command() -> None:
+    """A path alone is a file, not a check to run."""
+    assert parse_verify_commands("Goal: keep `/etc/hosts` tidy") == ()
+
+
+PYTEST_Q_FAILURE = """\
+F                                                                        [100%]
+=================================== FAILURES ===================================
+___________________________________ test_add ___________________________________
+
+    def test_add():
+>       assert add(2, 2) == 4
+E       assert 0 == 4
+E        +  where 0 = add(2, 2)
+
+test_calc.py:4: AssertionError
+=========================== short test summary info ============================
+FAILED test_calc.py::test_add - assert 0 == 4
+1 failed in 0.03s
+"""
+
+
+def test_the_failure_headline_of_pytest_names_the_test_and_the_reason() -> None:
+    """Not the count summary `1 failed`, which says nothing about what failed."""
+    assert failure_headline(PYTEST_Q_FAILURE) == "FAILED test_calc.py::test_add - assert 0 == 4"
+
+
+@pytest.mark.parametrize(
+    ("output", "headline"),
+    [
+        (
+            "src/a.py:3: error: Incompatible types  [assignment]\nFound 1 error in 1 file\n",
+            "src/a.py:3: error: Incompatible types [assignment]",
+        ),
+        ("compiling\nsomething went badly\n", "something went badly"),
+        ("", ""),
+    ],
+)
+def test_the_failure_headline_falls_back_in_order(output: str, headline: str) -> None:
+    """Another tool's error line; else the last line printed; else nothing."""
+    assert failure_headline(output) == headline

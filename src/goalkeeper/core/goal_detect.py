@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from goalkeeper.core.mdcode import blank_spans, inline_code_spans
 from goalkeeper.core.verify import parse_verify_commands, prose_verify_kinds
 
 
@@ -38,6 +39,9 @@ CJK_PER_WORD = 2
 """One English word counts as two CJK characters (a common Chinese word is two characters), so
 the Chinese threshold is 8 characters and mixed text is weighed fairly: ``npm run check 通过``
 is 3 words + 2 characters = 4 word equivalents."""
+MAX_TRIGGERS = 16
+"""Phrase triggers examined per prompt, in order: each costs a pass over its paragraph, and a
+prompt that repeats a trigger more often than this is pasted text, not a goal statement."""
 MAX_FILES = 5
 """Seed 001 decision 7: a goal naming more than five files is coarse."""
 MIN_MODULES = 3
@@ -97,6 +101,15 @@ _REPORTED_ZH = re.compile(
     r"(?:曾经?|也|还|又|就)?(?:说|讲|提到|表示|称|认为|觉得|写道)"
 )
 _OPEN_QUOTE = re.compile(r"[\"“「『']\s*$")
+# "The goal is unclear", "my goal is not …": a remark about a goal, not a goal. Followed by a
+# colon ("the goal is simple: …") the remark introduces the goal instead.
+_OPINION = re.compile(
+    r"\s*(?:not|unclear|clear|fine|good|bad|wrong|vague|ambiguous|simple|obvious|important|"
+    r"different|same|already|ok|okay|reasonable|achieved|met|done|reached|impossible|hard|"
+    r"difficult|nice|great|interesting|confusing|misleading|outdated|unrealistic|too)(?![A-Za-z])"
+    r"(?P<colon>\s*[:：])?",
+    re.IGNORECASE,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Anti-trigger and coarseness vocabulary
@@ -153,7 +166,7 @@ _MODULE_ROOT = re.compile(
     r"(?<![\w/.-])(?:packages|apps|modules|services|crates|libs|internal|cmd|pkg)/([\w.-]+)",
     re.ASCII,
 )
-_ZH_NAME = r"(?:[A-Za-z0-9_-]+|[\u4e00-\u9fff]{1,4}?)"
+_ZH_NAME = r"(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+|[\u4e00-\u9fff]{1,4}?)"
 _ZH_MODULE_WORD = r"(?:模块|子系统|组件|服务(?!器))"
 _MODULE_ZH = re.compile(rf"({_ZH_NAME})\s*{_ZH_MODULE_WORD}")
 _ZH_PLURAL = re.compile(_ZH_MODULE_WORD)
@@ -173,12 +186,15 @@ _LIST_MARK = r"(?:(?:\d{1,3}[.)]|[(（]\d{1,3}[)）]|[-*+•])[ \t]+|\d{1,3}、[
 _STAGE_SEP = re.compile(
     rf"(?:^|\n)[ \t]*{_LIST_MARK}"
     r"|(?<![A-Za-z0-9])(?:\d{1,2}\)|[(（]\d{1,2}[)）])[ \t]*"
-    r"|[,，]?[ \t]*(?<![A-Za-z])(?:and[ \t]+)?then(?![A-Za-z])"
+    r"|(?:[,，][ \t]*)?(?<![A-Za-z])(?:and[ \t]+)?then(?![A-Za-z])"
     r"|[,，;；][ \t]*(?:(?:and[ \t]+)?finally|lastly|最后|其次|随后)(?![A-Za-z])"
-    r"|[;；]|→|[ \t]->[ \t]|然后再?|接着|(?<![不一])再(?![次见生])",
+    r"|[;；]|→|[ \t]->[ \t]|然后再?|接着|(?<![不一])再(?![次见生])"
+    r"|[:：][ \t]*(?=(?:first(?:ly)?|首先|先)(?![A-Za-z进生前]))",
     re.IGNORECASE,
 )
-_LIST_SEP = re.compile(rf"\n?[ \t]*{_LIST_MARK}")
+# The separators that follow an introduction ("Rewrite the store:" before "1. …" or before
+# "first …"): the introduction is the goal itself, not one of its stages.
+_INTRO_SEP = re.compile(rf"\n?[ \t]*{_LIST_MARK}|[:：][ \t]*")
 _LIST_ITEM = re.compile(rf"^[ \t]*{_LIST_MARK}")
 _STAGE_LEAD = re.compile(
     r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|next|finally|lastly|and|then|after\s+that)"
@@ -194,7 +210,6 @@ _STAGE_TRIM = " \t\n,，、;；.。:：-—–"
 # ---------------------------------------------------------------------------------------------
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ALNUM = re.compile(r"[A-Za-z0-9]")
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』"}
@@ -221,15 +236,14 @@ def _mask(text: str) -> str:
         if line.lstrip().startswith(">"):
             out.append(" " * len(line))
             continue
-        if "`" in line:
-            line = _INLINE_CODE.sub(lambda c: " " * len(c.group(0)), line)
-        out.append(line)
+        out.append(blank_spans(line, inline_code_spans(line)))
     return "\n".join(out)
 
 
 def _mask_inline(text: str) -> str:
     """Inline code spans filled with a control character: neither a separator nor a space."""
-    return _INLINE_CODE.sub(lambda c: "\x01" * len(c.group(0)), text) if "`" in text else text
+    lines = text.split("\n")
+    return "\n".join(blank_spans(line, inline_code_spans(line), "\x01") for line in lines)
 
 
 def _unquote(text: str) -> str:
@@ -276,7 +290,7 @@ def detect_goal(prompt: str) -> GoalIntent | None:
     candidates.extend(
         (m.start(), m.end(), m.lastgroup or "") for m in _INLINE_TRIGGER.finditer(masked)
     )
-    for start, end, kind in sorted(candidates):
+    for start, end, kind in sorted(candidates)[:MAX_TRIGGERS]:
         found = _phrase_goal(text, masked, start, end, kind)
         if found is not None:
             return _intent(found, "phrase")
@@ -293,21 +307,22 @@ def is_coarse(text: str) -> bool:
 
 def split_stages(text: str) -> tuple[str, ...]:
     """The stages of a goal in order: split at "then", "and then", list items, ";", "；", "然后",
-    "再" and "→"; trimmed, connectors ("first", "先", "最后") dropped, empty parts skipped. A list
-    introduced by a line ending in a colon drops that introduction. Text in backticks is never
-    split. Never raises."""
+    "再" and "→"; trimmed, connectors ("first", "先", "最后") dropped, empty parts skipped. An
+    introduction ending in a colon before a list or a "first" is the goal, not a stage, and is
+    dropped. Text in backticks is never split. Never raises."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     masked = _mask_inline(text)
     pieces: list[str] = []
-    listed = False  # the second piece starts at a list marker
+    intro = False  # the first piece introduces the others
     last = 0
     for m in _STAGE_SEP.finditer(masked):
         pieces.append(text[last : m.start()])
         if len(pieces) == 1:
-            listed = _LIST_SEP.fullmatch(m.group(0)) is not None
+            colon = pieces[0].rstrip().endswith((":", "：")) or m.group(0).startswith((":", "："))
+            intro = colon and _INTRO_SEP.fullmatch(m.group(0)) is not None
         last = m.end()
     pieces.append(text[last:])
-    if len(pieces) >= 3 and listed and pieces[0].rstrip().endswith((":", "：")):
+    if len(pieces) >= 3 and intro:
         pieces = pieces[1:]
     stages = (_stage(piece) for piece in pieces)
     return tuple(s for s in stages if s)
@@ -335,8 +350,15 @@ def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str
             lead = lead[ends[-1].end() :]
         if _reported(lead):
             return None
+    opinion = _OPINION.match(masked, end, line_end) if kind == "en" else None
+    if opinion is not None:
+        if opinion.group("colon") is None:
+            return None
+        end = opinion.end()
     rest_masked = masked[end:line_end]
     stop = None if kind == "line" else _SENTENCE_END.search(rest_masked)
+    if stop is not None and stop.group(0) in "?？":
+        return None  # "the goal is clear, isn't it?" asks; it does not state
     if not _clean(rest_masked if stop is None else rest_masked[: stop.start()]):
         raw = text[end : _paragraph_end(masked, line_end)]
     elif stop is not None:
@@ -352,7 +374,7 @@ def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str
         till = _TILL_END.search(_mask(raw))
         raw = raw[: till.start()] if till else raw
     goal = _clean(raw)
-    if not goal or _anti_trigger(goal):
+    if not goal or goal.endswith(("?", "？")) or _anti_trigger(goal):
         return None
     return goal
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from goalkeeper.core.mdcode import inline_code_spans
+
 Phase = Literal["plan", "do", "check", "act", "complete", "blocked"]
 PHASES: tuple[Phase, ...] = ("plan", "do", "check", "act", "complete", "blocked")
 
@@ -27,7 +29,6 @@ _LEGACY_PLAN = re.compile(
 )
 _MAP = re.compile(_LEAD + r"\[MAP\][*_]{0,3}[ \t]*([^\n]*)", re.IGNORECASE | re.MULTILINE)
 _COORD = re.compile(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is prose
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 _LEGACY_PHASE: dict[str, Phase] = {"working": "do", "complete": "complete", "blocked": "blocked"}
 
@@ -65,8 +66,17 @@ def strip_code(text: str) -> str:
         if line.lstrip().startswith(">"):
             out.append("")
             continue
-        out.append(_INLINE_CODE.sub(" ", line) if "`" in line else line)
+        out.append(_drop_code(line) if "`" in line else line)
     return "\n".join(out)
+
+
+def _drop_code(line: str) -> str:
+    """The line with each inline code span replaced by one space."""
+    out, last = [], 0
+    for start, end in inline_code_spans(line):
+        out += [line[last:start], " "]
+        last = end
+    return "".join([*out, line[last:]])
 
 
 def parse_marker(text: str) -> Marker | None:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from goalkeeper.core.mdcode import blank_spans, inline_code_spans
+
 VerifyKind = Literal["tests", "types", "lint", "build"]
 VERIFY_KINDS: tuple[VerifyKind, ...] = ("tests", "types", "lint", "build")
 TamperKind = Literal["deleted", "fewer_tests", "fewer_asserts", "more_skips"]
@@ -74,7 +76,7 @@ _HEAD = re.compile(
     r"|(?P<gradle>(?:\./)?gradlew?\s+(?:test|check|build))"
     r"|(?P<mvn>(?:\./)?mvnw?\s+(?:-[\w.=-]+\s+)*(?:test|verify|package))"
     r"|(?P<solo>pytest|mypy|tsc)"
-    r")(?![\w/-])",
+    r")(?![\w/-]|\.\w)",  # "mypy.ini" is a file
     re.ASCII,
 )
 _ARG = re.compile(r"[ \t]+(\S+)")
@@ -95,7 +97,6 @@ _STOPWORDS = _words(
     "failing runs run returns exits cleanly successfully 且 并且 然后"
 )
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)((?:(?!\1).)+?)\1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +155,11 @@ def _split_code(text: str) -> tuple[list[_Code], str]:
         elif (m := _FENCE.match(line)) and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
             fence = (m.group(1)[0], len(m.group(1)))
             lines.append(" " * len(line))
-        elif "`" in line:
-            for c in _INLINE_CODE.finditer(line):
-                codes.append(_Code(offset + c.start(), c.group(2)))
-            lines.append(_INLINE_CODE.sub(lambda c: " " * len(c.group(0)), line))
+        elif spans := inline_code_spans(line):
+            for start, end in spans:
+                run = len(line[start:end]) - len(line[start:end].lstrip("`"))
+                codes.append(_Code(offset + start, line[start + run : end - run]))
+            lines.append(blank_spans(line, spans))
         else:
             lines.append(line)
         offset += len(line) + 1
@@ -174,7 +176,8 @@ def _code_command(content: str) -> str | None:
     if not tokens:
         return None
     first = tokens[0]
-    if first in _SOLO or (first in _WITH_ARGS and len(tokens) >= 2):
+    program = first.rsplit("/", 1)[-1] if "/" in first else first  # /usr/bin/python3, .venv/…
+    if program in _SOLO or (program in _WITH_ARGS and len(tokens) >= 2):
         return " ".join(_PROMPT.sub("", content).split())
     if first.startswith(("./", "bin/", "scripts/")) and len(first) > 2:
         return " ".join(_PROMPT.sub("", content).split())
@@ -324,7 +327,11 @@ _FAILING = re.compile(
     r"|npm\s+ERR!"
     r"|^\s*\d+\s+(?:failing|failed)\b"  # mocha "2 failing"
 )
-_SUMMARY = re.compile(r"^\s*(?:=+\s|Tests?:|Test\s+Suites:|test\s+result:)", re.IGNORECASE)
+_SHORT_SUMMARY = re.compile(r"^(?:FAILED|ERROR)\s+\S")
+_SUMMARY = re.compile(
+    r"^\s*(?:=+\s|Tests?:|Test\s+Suites:|test\s+result:|\d+\s+(?:failed|passed|errors?)\b)",
+    re.IGNORECASE,
+)
 _SUMMARY_COUNT = re.compile(r"\b\d+\s+(?:failed|failing|errors?)\b", re.IGNORECASE)
 _SUMMARY_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]*:)")
 
@@ -400,6 +407,27 @@ def failing_lines(output: str) -> tuple[str, ...]:
         if normalized:
             found.add(normalized)
     return tuple(sorted(found))
+
+
+def failure_headline(output: str) -> str:
+    """The one line that best says what failed, for a progress note or a log entry: a pytest
+    ``FAILED``/``ERROR`` line (it names the test and the reason), else the first other failing
+    line in the order printed, else a count summary (``1 failed``), else the last non-blank
+    line. Whitespace is collapsed; at most 200 characters. Never raises."""
+    best: tuple[int, str] | None = None
+    for raw in output.splitlines():
+        line = " ".join(_ANSI.sub("", raw).split())
+        if not line or not _FAILING.search(line):
+            continue
+        rank = 0 if _SHORT_SUMMARY.match(line) else 2 if _SUMMARY.match(line) else 1
+        if best is None or rank < best[0]:
+            best = (rank, line)
+            if rank == 0:
+                break
+    if best is not None:
+        return best[1][:200]
+    tail = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return " ".join(_ANSI.sub("", tail[-1]).split())[:200] if tail else ""
 
 
 def failure_signature(output: str) -> str:

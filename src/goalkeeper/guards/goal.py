@@ -46,7 +46,7 @@ from goalkeeper.core.values import (
     WriteGoal,
 )
 from goalkeeper.core.verify import (
-    failing_lines,
+    failure_headline,
     failure_signature,
     parse_verify_commands,
     prose_verify_kinds,
@@ -180,7 +180,7 @@ def _failed(
     blocks; otherwise one more round, with the evidence."""
     say, now = ctx.say, _iso(ctx.now)
     signature = failure_signature(run.output_tail)
-    line = _first_line(run.output_tail)
+    line = failure_headline(run.output_tail)
     result = _result(run, ctx)
     if signature == goal.last_failure.signature:
         update = GoalUpdate(
@@ -384,7 +384,7 @@ def render_goal_anchors(goal: Goal, ctx: Context) -> str:
     )
     failure = goal.last_failure
     if failure.command:
-        line = _first_line(failure.tail or "")
+        line = failure_headline(failure.tail or "")
         text += "\n" + say(
             "goal.anchors.failure", command=failure.command, exit=failure.exit, line=line
         )
@@ -406,14 +406,6 @@ def _result(run: VerifyRun, ctx: Context) -> str:
     if run.timed_out:
         return ctx.say("goal.timed_out", seconds=f"{run.seconds:.0f}")
     return ctx.say("goal.exit", code=run.exit_code)
-
-
-def _first_line(output: str) -> str:
-    lines = failing_lines(output)
-    if lines:
-        return lines[0][:200]
-    tail = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    return tail[-1][:200] if tail else ""
 
 
 def _basename(path: str) -> str:
