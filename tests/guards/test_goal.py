@@ -137,3 +137,39 @@ def test_a_blocked_or_missing_goal_is_left_alone() -> None:
     """Only an active goal is verified; a paused one waits for the user."""
     assert settle(replace(GOAL, status="blocked"), GoalState(), None).actions == ()
     assert guard.on_event(Settled("s", "x"), GoalState(), ctx_for(None)).actions == ()
+
+
+def _written(goal: Goal, verdict: Verdict[GoalState]) -> Goal:
+    """The goal as GOAL.md reads after the verdict's writes (its Progress Log lines)."""
+    for action in verdict.actions:
+        if isinstance(action, WriteGoal):
+            goal = replace(goal, progress_log=(*goal.progress_log, *action.update.log))
+    return goal
+
+
+def test_a_pass_with_open_criteria_is_logged_once_until_the_log_changes() -> None:
+    """GOAL.md gets one 'verified' line per change, not one per Stop; a new line from the agent
+    makes the next pass worth logging again."""
+    state, goal, writes = GoalState(goal_id="g-1"), GOAL, []
+    for i in range(5):
+        if i == 3:
+            goal = replace(goal, progress_log=(*goal.progress_log, "looked at the docs"))
+        verdict = settle(goal, state, passing())
+        writes.append(any(isinstance(a, WriteGoal) for a in verdict.actions))
+        assert any(isinstance(a, Continue) for a in verdict.actions)
+        state, goal = verdict.state or state, _written(goal, verdict)
+    assert writes == [True, False, False, True, False]
+    assert sum("verified" in line for line in goal.progress_log) == 2
+
+
+def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
+    """'验证通过' contains 通过 (a progress word); it must not hide a stalled goal."""
+    state, goal = GoalState(goal_id="g-1"), GOAL
+    ctx = replace(context(None, lang="zh"), facts=passing())
+    advised = []
+    for i in range(6):
+        ctx = replace(ctx, goal=GoalDoc(".agents/goal/GOAL.md", goal))
+        verdict = guard.on_event(Settled("s", "好了", activity=Activity(1)), state, ctx)
+        advised += [i for a in verdict.actions if isinstance(a, Advise)]
+        state, goal = verdict.state or state, _written(goal, verdict)
+    assert advised == [3]

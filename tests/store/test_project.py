@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -319,3 +320,16 @@ def test_unreadable_file_is_skipped(tmp_path: Path) -> None:
 def test_missing_project_has_no_fingerprints(tmp_path: Path) -> None:
     """A folder that does not exist has no test files."""
     assert fingerprint_tests(tmp_path / "nope") == {}
+
+
+def test_a_changed_test_file_is_fingerprinted_again(tmp_path: Path) -> None:
+    """Fingerprints are kept between Stops by (mtime, size, inode); a change to any of them,
+    even to an old file, is seen."""
+    test = tmp_path / "tests" / "test_a.py"
+    test.parent.mkdir()
+    test.write_text("def test_a():\n    assert 1\n", encoding="utf-8")
+    os.utime(test, ns=(1_600_000_000 * 10**9,) * 2)
+    assert fingerprint_tests(tmp_path)["tests/test_a.py"].asserts == 1
+    test.write_text("def test_a():\n    pass\n", encoding="utf-8")
+    os.utime(test, ns=(1_600_000_001 * 10**9,) * 2)
+    assert fingerprint_tests(tmp_path)["tests/test_a.py"].asserts == 0

@@ -24,7 +24,6 @@ from goalkeeper.core.goal import (
     criteria_hash,
     has_progress_words,
 )
-from goalkeeper.core.goal_detect import detect_goal
 from goalkeeper.core.markers import parse_goal_blocked
 from goalkeeper.core.values import (
     Action,
@@ -44,12 +43,6 @@ from goalkeeper.core.values import (
     UserPrompt,
     VerifyRun,
     WriteGoal,
-)
-from goalkeeper.core.verify import (
-    failure_headline,
-    failure_signature,
-    parse_verify_commands,
-    prose_verify_kinds,
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
@@ -74,6 +67,9 @@ class GoalState:
     tamper_mark: int = 0
     context_warned: bool = False
     notified_problem: str | None = None
+    passed_logged: int = -1
+    """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
+    next pass is not logged again (one line per change, not one per Stop)."""
 
 
 class GoalGuard:
@@ -101,6 +97,9 @@ class GoalGuard:
 
 def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """A prompt that states a goal records it (an explicit command replaces an active goal)."""
+    from goalkeeper.core.goal_detect import detect_goal  # ~30 ms of patterns: only for prompts
+    from goalkeeper.core.verify import parse_verify_commands, prose_verify_kinds
+
     intent = detect_goal(ev.text)
     if intent is None:
         return Verdict()
@@ -178,6 +177,8 @@ def _failed(
 ) -> Verdict[GoalState]:
     """A failure: the same signature again blocks at once (no round spent); past the limit
     blocks; otherwise one more round, with the evidence."""
+    from goalkeeper.core.verify import failure_headline, failure_signature
+
     say, now = ctx.say, _iso(ctx.now)
     signature = failure_signature(run.output_tail)
     line = failure_headline(run.output_tail)
@@ -264,7 +265,13 @@ def _passed(
         text = say("goal.criteria_open", commands=commands, path=doc.path, items=items)
         stagnation, s = _stagnation(goal, s, ctx)
         body = "\n\n".join(part for part in (prefix, text) if part)
+        if goal.retries == 0 and s.passed_logged == len(goal.progress_log):
+            return Verdict((passed, *stagnation, Continue(body)), s)  # logged already: no write
         update = GoalUpdate({"retries": 0}, (say("goal.log.passed", time=now, commands=commands),))
+        # goalkeeper's own line is not the agent's progress (in Chinese it says 通过).
+        s = replace(
+            s, passed_logged=len(goal.progress_log) + 1, log_seen=len(goal.progress_log) + 1
+        )
         return Verdict((WriteGoal(update), passed, *stagnation, Continue(body)), s)
     update = GoalUpdate(
         {"status": "complete", "retries": 0},
@@ -384,6 +391,8 @@ def render_goal_anchors(goal: Goal, ctx: Context) -> str:
     )
     failure = goal.last_failure
     if failure.command:
+        from goalkeeper.core.verify import failure_headline
+
         line = failure_headline(failure.tail or "")
         text += "\n" + say(
             "goal.anchors.failure", command=failure.command, exit=failure.exit, line=line

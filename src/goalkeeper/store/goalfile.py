@@ -1,11 +1,10 @@
 """GOAL.md on disk (seed 001): read it as a ``Goal``, create it, update it in place, archive it.
 
 GOAL.md belongs to the person as much as to goalkeeper: people add comments, extra keys and notes,
-and those must survive every update. So an update never re-serializes the whole file: it rewrites
-only the lines of the frontmatter fields it sets, appends its Progress Log lines, and leaves every
-other byte where it was. ruamel.yaml (round-trip mode) parses the frontmatter, finds where each
-field is, and renders the fields that change. It is imported inside the functions that need it:
-hooks import this module, and ruamel costs ~30 ms to import.
+and those must survive every update. So an update never re-serializes the whole file: it sets
+only the frontmatter fields it changes (``store.frontmatter`` splices their lines), appends its
+Progress Log lines, and leaves every other byte where it was. The file is read on every Stop
+hook, so it is parsed with libyaml (``store.yaml12``) and only when it changed.
 
 A file that cannot be read as a goal is reported as a value by ``load_goal`` and refused by the
 writers with ``GoalFileError``; goalkeeper never overwrites a file it could not read. Turning the
@@ -14,13 +13,11 @@ parts into a ``Goal`` and back is ``core.goal``'s job; this module only does the
 
 from __future__ import annotations
 
-import functools
-import io
 import itertools
 import os
 import re
-from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, fields, is_dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +38,8 @@ MAX_GOAL_BYTES = 1024 * 1024  # a goal is a page or two; a megabyte is not a goa
 HEADER = "# Kept by goalkeeper. People may edit it too: comments and extra keys are kept."
 SHOWN = (GOAL_DIR / GOAL_FILE).as_posix()
 _LIVE = ("active", "blocked")  # a goal still being worked on: never replaced unasked
-_WIDTH = 1 << 20  # never fold a long line: a folded objective or command is hard to edit
-_STR_TAG = "tag:yaml.org,2002:str"
 _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")  # the heading rule of parse_goal_body
-_KEY_LINE_COMMENT = re.compile(r"\s*:?(\s+#.*)$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # NUL would make the file "binary"
-_OPENS_BLOCK = re.compile(r":\s*(?:[|>][-+1-9]*)?$")
 
 
 class GoalFileError(Exception):
@@ -128,7 +121,12 @@ def create_goal(project: Path, goal: Goal, *, replace: bool = False) -> Path:
                 f"{SHOWN} already holds a {old.goal.status} goal ({old.goal.objective!r}); "
                 "finish or archive it first, or replace it (the old file is archived)"
             )
-    fields = "".join(_render(k, v) for k, v in _yamlable(frontmatter_of(goal)).items())
+    from goalkeeper.store.frontmatter import FrontmatterError, render, yamlable
+
+    try:
+        fields = "".join(render(k, v) for k, v in yamlable(frontmatter_of(goal)).items())
+    except FrontmatterError as exc:
+        raise GoalFileError(f"{SHOWN}: {exc}") from None
     raw = f"---\n{HEADER}\n{fields}---\n{render_goal_markdown(goal)}".encode()
     _parse(raw)  # what goalkeeper writes, it must be able to read back
     if old is not None:
@@ -145,7 +143,9 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
     the body) byte for byte. Written atomically; a file that is missing or cannot be read raises
     ``GoalFileError`` and is not written. With ``update.archive`` the file is archived after."""
     path = goal_path(project)
-    wanted = {key: _yamlable(value) for key, value in update.fields.items()}
+    from goalkeeper.store.frontmatter import FrontmatterError, set_fields, yamlable
+
+    wanted = {key: yamlable(value) for key, value in update.fields.items()}
     wanted["updated"] = now
     for _ in range(3):  # a person saving the file meanwhile: redo the update on their version
         try:
@@ -156,7 +156,10 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
             raise GoalFileError(f"cannot read {SHOWN}: {exc.strerror}") from None
         parsed = _parse(_read(path, st.st_size))
         yaml_text = parsed.text[parsed.yaml_start : parsed.yaml_end]
-        new_yaml, _ = _set_fields(yaml_text, parsed.data, wanted)
+        try:
+            new_yaml = set_fields(yaml_text, parsed.data, wanted)
+        except FrontmatterError as exc:
+            raise GoalFileError(f"{SHOWN}: {exc}") from None
         body = _append_log(parsed.text[parsed.body_start :], update.log)
         closing = parsed.text[parsed.yaml_end : parsed.body_start]
         if body and not closing.endswith("\n"):  # a file that ended on its closing '---'
@@ -250,7 +253,12 @@ def _parse(raw: bytes) -> _Parsed:
             f"{SHOWN} has no YAML frontmatter; it must start with a line '---', then the goal's "
             "fields ('status: active', ...), then a closing '---' line"
         )
-    data = _load_mapping(text[span[0] : span[1]])
+    from goalkeeper.store.frontmatter import FrontmatterError, load_mapping  # libyaml: lazily
+
+    try:
+        data = load_mapping(text[span[0] : span[1]])
+    except FrontmatterError as exc:
+        raise GoalFileError(f"{SHOWN}: {exc}") from None
     return _Parsed(text, bom, crlf, span[0], span[1], span[2], data)
 
 
@@ -271,36 +279,6 @@ def _span(text: str) -> tuple[int, int, int] | None:
     return None
 
 
-def _load_mapping(yaml_text: str) -> dict[Any, Any]:
-    try:
-        data = _new_yaml().load(yaml_text)
-    except Exception as exc:  # ruamel raises more than YAMLError on hostile text (RecursionError…)
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""  # +1: 1-based; +1: '---'
-        what = getattr(exc, "problem", None) or type(exc).__name__
-        what = "nested too deeply" if isinstance(exc, RecursionError) else what
-        message = f"{SHOWN}: the frontmatter is not valid YAML{where} ({what}); fix that line"
-        raise GoalFileError(message) from None
-    if data is None and not _has_content(yaml_text):
-        return {}  # an empty frontmatter: every field takes its default
-    if not isinstance(data, Mapping):
-        kind = "list" if isinstance(data, list) else "null" if data is None else "single value"
-        raise GoalFileError(
-            f"{SHOWN}: the frontmatter is a {kind}, not a mapping of fields; "
-            "write one 'key: value' per line"
-        )
-    try:
-        plain = _plain(data)
-    except RecursionError:
-        raise GoalFileError(f"{SHOWN}: the frontmatter is nested too deeply; simplify it") from None
-    except Exception as exc:  # load_goal never raises, whatever shape ruamel gave the data
-        message = (
-            f"{SHOWN}: the frontmatter has a shape goalkeeper cannot read ({exc}); simplify it"
-        )
-        raise GoalFileError(message) from None
-    return dict(plain)
-
-
 def _goal(data: Mapping[Any, Any], body: str) -> Goal:
     try:
         return goal_from_parts(data, body)
@@ -309,236 +287,9 @@ def _goal(data: Mapping[Any, Any], body: str) -> Goal:
         raise GoalFileError(message) from None
 
 
-def _has_content(yaml_text: str) -> bool:
-    return any(
-        s and not s.startswith("#") for s in (line.strip() for line in yaml_text.split("\n"))
-    )
-
-
-def _plain(data: Any) -> Any:
-    """Plain dicts, lists, strings and numbers instead of ruamel's commented and scalar types.
-    Shared and cyclic values (YAML anchors) are converted once."""
-    from ruamel.yaml.scalarbool import ScalarBoolean
-
-    memo: dict[int, Any] = {}
-
-    def convert(value: Any) -> Any:
-        if id(value) in memo:
-            return memo[id(value)]
-        if isinstance(value, Mapping):
-            out: Any = {}
-            memo[id(value)] = out
-            out.update((_scalar(k), convert(v)) for k, v in value.items())
-            return out
-        if isinstance(value, list):
-            seq: list[Any] = []
-            memo[id(value)] = seq
-            seq.extend(convert(v) for v in value)
-            return seq
-        return _scalar(value)
-
-    def _scalar(value: Any) -> Any:  # also for keys: a complex key stays hashable as it is
-        if isinstance(value, ScalarBoolean):
-            return bool(value)
-        if isinstance(value, str | bool):
-            return str(value) if isinstance(value, str) else value
-        if isinstance(value, int | float):
-            return int(value) if isinstance(value, int) else float(value)
-        return value
-
-    return convert(data)
-
-
 # ---------------------------------------------------------------------------------------------
 # Writing
 # ---------------------------------------------------------------------------------------------
-
-
-def _set_fields(
-    yaml_text: str, data: dict[Any, Any], wanted: dict[str, Any]
-) -> tuple[str, dict[Any, Any]]:
-    """The frontmatter with ``wanted`` set, and what it now reads as. Only the lines of the
-    fields that change are rewritten; when that cannot give the right result (a flow-style
-    mapping, an anchor used elsewhere), the frontmatter is rendered again by ruamel, which keeps
-    comments and order but may change spacing. Whatever is written is read back first."""
-    keys = list(data) + [k for k in wanted if k not in data]
-    for attempt in (_splice, _redump):
-        candidate = attempt(yaml_text, wanted)
-        if candidate is None:
-            continue
-        try:
-            new = _load_mapping(candidate)
-        except GoalFileError:
-            continue
-        if list(new) == keys and all(_same(new.get(k), v) for k, v in wanted.items()):
-            return candidate, new
-    raise GoalFileError(
-        f"{SHOWN}: goalkeeper cannot set {', '.join(wanted)} without changing other fields; "
-        "simplify the frontmatter (no anchors or flow style) and try again"
-    )
-
-
-def _splice(yaml_text: str, wanted: dict[str, Any]) -> str | None:
-    """Replace the lines of each wanted top-level field and append the new ones at the end.
-    A comment on the field's first line is kept; so are the comment and blank lines that end
-    its span at the field's own indentation, since they introduce the next field."""
-    from ruamel.yaml.nodes import MappingNode, ScalarNode
-
-    root = _new_yaml().compose(yaml_text)
-    if root is None:
-        pairs: list[tuple[Any, Any]] = []
-    elif isinstance(root, MappingNode) and not root.flow_style:
-        pairs = list(root.value)
-    else:
-        return None
-    first = pairs[0][0].start_mark.index if pairs else 0
-    column = first - _line_start(yaml_text, first)
-    pad = " " * column
-    out: list[str] = []
-    done: set[str] = set()
-    pos = 0
-    for i, (key, value) in enumerate(pairs):
-        name = key.value if isinstance(key, ScalarNode) and str(key.tag) == _STR_TAG else None
-        if name not in wanted or name in done:
-            continue
-        start = _line_start(yaml_text, key.start_mark.index)
-        nxt = (
-            _line_start(yaml_text, pairs[i + 1][0].start_mark.index) if i + 1 < len(pairs) else None
-        )
-        end = _trim_tail(yaml_text, start, len(yaml_text) if nxt is None else nxt, column)
-        chunk = _indent(_render(name, wanted[name]), pad)
-        comment = _key_line_comment(yaml_text, key, value)
-        head, _, rest = chunk.partition("\n")
-        if comment and (not rest or _OPENS_BLOCK.search(head)):
-            chunk = f"{head}{comment}\n{rest}"
-        out += [yaml_text[pos:start], chunk]
-        pos = end
-        done.add(name)
-    out.append(yaml_text[pos:])
-    if out[-1] and not out[-1].endswith("\n"):
-        out.append("\n")
-    out += [_indent(_render(k, v), pad) for k, v in wanted.items() if k not in done]
-    return "".join(out)
-
-
-def _redump(yaml_text: str, wanted: dict[str, Any]) -> str | None:
-    yaml = _new_yaml()
-    try:
-        data = yaml.load(yaml_text)
-    except Exception:  # already parsed once; a failure here only means "cannot redump"
-        return None
-    if not isinstance(data, MutableMapping):
-        return None
-    for key, value in wanted.items():
-        data[key] = _pretty(value)
-    buffer = io.StringIO()
-    yaml.dump(data, buffer)
-    return buffer.getvalue()
-
-
-def _line_start(text: str, index: int) -> int:
-    return text.rfind("\n", 0, index) + 1
-
-
-def _trim_tail(text: str, start: int, end: int, column: int) -> int:
-    """Move ``end`` back over trailing blank lines and comments not indented past the key."""
-    first_end = text.find("\n", start, end)
-    floor = end if first_end < 0 else first_end + 1
-    while end > floor:
-        prev = text.rfind("\n", start, end - 1) + 1
-        line = text[prev:end]
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        if stripped and not (stripped.startswith("#") and indent <= column):
-            break
-        end = prev
-    return end
-
-
-def _key_line_comment(text: str, key: Any, value: Any) -> str | None:
-    """The comment at the end of a field's first line (``attempts: 2  # note``), if any."""
-    eol = text.find("\n", key.end_mark.index)
-    eol = len(text) if eol < 0 else eol
-    starts, ends = value.start_mark.index, value.end_mark.index
-    if key.end_mark.index <= starts and ends <= eol:  # a one-line value (not an alias)
-        tail = text[ends:eol]
-        match = re.match(r"(\s+#.*)$", tail)
-        return match.group(1) if match else None
-    if starts > eol:  # the value is on the lines below (a block mapping or list, or empty)
-        match = _KEY_LINE_COMMENT.match(text[key.end_mark.index : eol])
-        return match.group(1) if match else None
-    return None
-
-
-def _indent(chunk: str, pad: str) -> str:
-    if not pad:
-        return chunk
-    return "".join(pad + line if line.strip() else line for line in chunk.splitlines(True))
-
-
-def _render(key: str, value: Any) -> str:
-    """``key: value`` as YAML lines. Multi-line text is written as a ``|`` block, which people
-    can read and edit, unless that would not read back as the same text; then as plain YAML;
-    and last with every string double-quoted, the one style that escapes every character
-    (ruamel writes a NEL or a line separator raw in the others, and it reads back as a space)."""
-    for candidate in (_pretty(value), value, _pretty(value, quote=True)):
-        text = _dump({key: candidate})
-        try:
-            back = _plain(_new_yaml().load(text))
-        except Exception:  # a rendering ruamel cannot read back is not used
-            continue
-        if isinstance(back, Mapping) and _same(back.get(key), value):
-            return text
-    raise ValueError(f"cannot write {key}={value!r} to {SHOWN} as YAML that reads back the same")
-
-
-def _dump(data: Any) -> str:
-    buffer = io.StringIO()
-    _new_yaml().dump(data, buffer)
-    return buffer.getvalue()
-
-
-def _yamlable(value: Any) -> Any:
-    """Plain YAML data for a field value: mappings, lists (from tuples too), dataclasses (as
-    mappings), strings, numbers, booleans and None."""
-    if value is None or isinstance(value, str | bool | int | float):
-        return value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _yamlable(getattr(value, f.name)) for f in fields(value)}
-    if isinstance(value, Mapping):
-        return {k: _yamlable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_yamlable(v) for v in value]
-    raise TypeError(f"cannot write a {type(value).__name__} to {SHOWN}")
-
-
-def _pretty(value: Any, *, quote: bool = False) -> Any:
-    """``value`` with its multi-line strings marked for ``|`` blocks, or with ``quote`` every
-    string marked for double quotes."""
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString
-
-    if isinstance(value, str) and quote:
-        return DoubleQuotedScalarString(value)
-    if isinstance(value, str) and "\n" in value.strip("\n"):
-        return LiteralScalarString(value)
-    if isinstance(value, Mapping):
-        return {
-            _pretty(k, quote=quote) if quote else k: _pretty(v, quote=quote)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_pretty(v, quote=quote) for v in value]
-    return value
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(map(_same, a, b))
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return True  # NaN
-    return type(a) is type(b) and a == b
 
 
 def _append_log(body: str, lines: Iterable[str]) -> str:
@@ -634,36 +385,3 @@ def _mtime_text(path: Path) -> str:
         return datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
     except OSError:
         return "0"
-
-
-def _new_yaml() -> Any:
-    """A fresh round-trip YAML instance (ruamel keeps state between calls, even after errors)."""
-    from ruamel.yaml import YAML
-
-    constructor, representer = _yaml_classes()
-    yaml = YAML(typ="rt")
-    yaml.Constructor = constructor
-    yaml.Representer = representer
-    yaml.preserve_quotes = True
-    yaml.width = _WIDTH
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    return yaml
-
-
-@functools.cache
-def _yaml_classes() -> tuple[type, type]:
-    from ruamel.yaml.constructor import RoundTripConstructor
-    from ruamel.yaml.representer import RoundTripRepresenter
-
-    class Constructor(RoundTripConstructor):
-        """Timestamps stay the text the person wrote: ``Goal`` keeps times as strings."""
-
-    Constructor.add_constructor("tag:yaml.org,2002:timestamp", Constructor.construct_yaml_str)
-
-    class Representer(RoundTripRepresenter):
-        """None is written ``null`` (ruamel writes nothing), which says "no value" to a reader."""
-
-    Representer.add_representer(
-        type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null")
-    )
-    return Constructor, Representer

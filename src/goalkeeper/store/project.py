@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -89,13 +90,40 @@ def fingerprint_tests(
     for rel, path in _walk(project):
         if not _is_test_path(rel, globs):
             continue
-        text = _read(path)
-        if text is None:
+        fingerprint = _fingerprint(rel, path)
+        if fingerprint is None:
             continue
-        out[rel] = fingerprint_test_file(rel, text)
+        out[rel] = fingerprint
         if len(out) >= limit:
             break
     return out
+
+
+_fingerprints: dict[str, tuple[tuple[int, int, int], TestFingerprint]] = {}
+_RACY_NS = 2_000_000_000
+_MAX_CACHED = 20_000
+
+
+def _fingerprint(rel: str, path: str) -> TestFingerprint | None:
+    """One file's fingerprint, computed again only when its (mtime, size, inode) changed: the
+    warm engine fingerprints the same unchanged test files at every Stop of an active goal."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = _fingerprints.get(path)
+    if cached is not None and cached[0] == stamp and cached[1].path == rel:
+        return cached[1]
+    text = _read(Path(path))
+    if text is None:
+        return None
+    fingerprint = fingerprint_test_file(rel, text)
+    if time.time_ns() - st.st_mtime_ns > _RACY_NS:  # a file written just now may change again
+        if len(_fingerprints) >= _MAX_CACHED:  # within the same mtime tick, at the same size
+            _fingerprints.clear()
+        _fingerprints[path] = (stamp, fingerprint)
+    return fingerprint
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,20 +270,17 @@ def _make_targets(root: Path) -> frozenset[str]:
     return frozenset()
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Path]]:
-    """Files under ``root`` as (relative POSIX path, path), folders and files in sorted order."""
+def _walk(root: Path) -> Iterator[tuple[str, str]]:
+    """Files under ``root`` as (relative POSIX path, path), folders and files in sorted order.
+    Relative paths are built as strings: this runs at every Stop of an active goal."""
+    top = os.fspath(root)
     try:
-        walker = os.walk(root)
-        for folder, dirs, files in walker:
+        for folder, dirs, files in os.walk(top):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-            base = Path(folder)
+            rel_folder = os.path.relpath(folder, top).replace(os.sep, "/")
+            prefix = "" if rel_folder == "." else rel_folder + "/"
             for name in sorted(files):
-                path = base / name
-                try:
-                    rel = path.relative_to(root).as_posix()
-                except ValueError:
-                    continue
-                yield rel, path
+                yield prefix + name, os.path.join(folder, name)
     except OSError:
         return
 
