@@ -262,3 +262,31 @@ def test_usage_errors_are_short_and_exit_2(capsys: pytest.CaptureFixture[str]) -
     assert (
         code == 2 and "goalkeeper: No such command 'frobnicate'" in err and "Traceback" not in err
     )
+
+
+def test_the_gk_goal_command_file_is_never_clobbered(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """install does not overwrite a /gk-goal the user already has; uninstall keeps one the user
+    edited; with lang = "zh" the command is written in Chinese (and still removed)."""
+    monkeypatch.setenv("HOME", str(project / "home"))
+    command = project / ".claude" / "commands" / "gk-goal.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("my own command\n", encoding="utf-8")
+    assert cli(capsys, "install", "claude")[0] == 0
+    assert command.read_text(encoding="utf-8") == "my own command\n"
+    assert cli(capsys, "uninstall", "claude")[0] == 0
+    assert command.read_text(encoding="utf-8") == "my own command\n"
+
+    command.unlink()
+    assert cli(capsys, "install", "claude")[0] == 0
+    command.write_text(command.read_text(encoding="utf-8") + "Always run mypy too.\n", "utf-8")
+    assert cli(capsys, "uninstall", "claude")[0] == 0
+    assert command.read_text(encoding="utf-8").endswith("Always run mypy too.\n")
+
+    command.unlink()
+    monkeypatch.setenv("GOALKEEPER_LANG", "zh")
+    assert cli(capsys, "install", "claude")[0] == 0
+    assert "目标：$ARGUMENTS" in command.read_text(encoding="utf-8")
+    assert cli(capsys, "uninstall", "claude")[0] == 0
+    assert not command.exists()

@@ -271,3 +271,25 @@ def test_an_active_goal_is_fed_back_before_each_run(sup: Supervisor) -> None:
     actions = sup.handle([UserPrompt("s", "continue please"), BeforeAgentStart("s")]).actions
     assert "Goal (from .agents/goal/GOAL.md)" in text(actions, Advise)
     assert "repair rounds used: 0 of 3" in text(actions, Advise)
+
+
+def test_a_failing_goal_is_one_more_closing_gate_in_the_same_single_message(
+    sup: Supervisor, outputs: Outputs, tmp_path: Path
+) -> None:
+    """`[PDCA] complete` with an open key result and a failing goal: the agent gets one message
+    that names both, not two competing continuations."""
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "plan" / "calc.md").write_text(
+        "## Objective\nA calculator people trust.\n\n"
+        "## Key Results\n- [ ] KR: failing tests 1 → 0\n\n"
+        "## User Story Map\n- [x] add numbers\n",
+        encoding="utf-8",
+    )
+    say_goal(sup)
+    outputs.queue.append((1, FAIL.format(t="0.02")))
+    actions = settle(sup, "All done.\n\n[PDCA] complete")
+    assert kinds(actions) == ["Continue"]
+    message = text(actions)
+    assert "failing tests 1 → 0" in message, message
+    assert "[1/3] `pytest -q` failed (exit 1)" in message, message
+    assert "FAILED tests/test_calc.py::test_add" in message, message

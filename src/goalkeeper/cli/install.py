@@ -24,6 +24,7 @@ from goalkeeper.hosts.claude_settings import (
     command_path,
     goal_command_text,
     hook_command,
+    is_goal_command_text,
     load_receipt,
     read_json_object,
     receipt_path,
@@ -121,7 +122,10 @@ def install_command(
             write_json_atomic(mcp_path, mcp_after)
         if wants_command:
             cpath.parent.mkdir(parents=True, exist_ok=True)
-            cpath.write_text(goal_command_text(), encoding="utf-8")
+            # "auto" follows the plan or the user's words; at install there are none yet
+            cpath.write_text(
+                goal_command_text("zh" if config.lang == "zh" else "en"), encoding="utf-8"
+            )
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
     changes = changes + mcp_changes
     compiled = False if dry_run else _precompile()
@@ -190,7 +194,7 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
             write_json_atomic(mcp_path, mcp_after)
     cpath = command_path(scope, app.project, home)
     ours = receipt is not None and receipt.goal_command and cpath.exists()
-    if ours and cpath.read_text(encoding="utf-8") == goal_command_text():  # unchanged
+    if ours and is_goal_command_text(cpath.read_text(encoding="utf-8")):  # unchanged
         cpath.unlink()
         mcp_changes.append(f"removed the /{GOAL_COMMAND_NAME} command")
     changes = changes + mcp_changes

@@ -85,4 +85,5 @@ MESSAGES: dict[str, str] = {
     "goal.source.cli": "goalkeeper goal set",
     "goal.criterion.command": "`{command}` exits 0",
     "goal.criterion.stage": "stage {n}: {stage}",
+    "goal.command_file": '---\ndescription: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\nargument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n---\nGoal: $ARGUMENTS\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.\n',
 }

@@ -60,4 +60,5 @@ MESSAGES: dict[str, str] = {
     "goal.source.cli": "goalkeeper goal set",
     "goal.criterion.command": "`{command}` 退出码为 0",
     "goal.criterion.stage": "阶段 {n}：{stage}",
+    "goal.command_file": '---\ndescription: "设定一个由 goalkeeper 在每次停止时亲自验证的目标（GOAL.md）"\nargument-hint: "<必须成立的事，例如 `pytest -q` 通过且 mypy 无错误>"\n---\n目标：$ARGUMENTS\n\n一直工作到这个目标达成。goalkeeper 把它记在 .agents/goal/GOAL.md，每次停止时运行它的验证，并告诉你还有什么没通过。\n',
 }

@@ -23,9 +23,12 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
+
+if TYPE_CHECKING:
+    from goalkeeper.core.messages import Lang
 
 Scope = Literal["project", "local", "user"]
 BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
@@ -317,15 +320,14 @@ Claude Code's own (a Stop hook judged by a small model on the transcript); the t
 by side, and goalkeeper's runs the verification itself."""
 
 
-def goal_command_text() -> str:
+def goal_command_text(lang: Lang = "en") -> str:
     """The command file: it only frames the prompt; goalkeeper's UserPromptSubmit hook records
-    the goal (``/gk-goal …`` and a ``Goal:`` line are both recognised)."""
-    return (
-        "---\n"
-        'description: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\n'
-        'argument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n'
-        "---\n"
-        "Goal: $ARGUMENTS\n\n"
-        "Work until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its "
-        "verification at every stop and tells you what still fails.\n"
-    )
+    the goal (``/gk-goal …``, a ``Goal:`` and a ``目标：`` line are all recognised)."""
+    from goalkeeper.core.messages import make_say
+
+    return make_say(lang)("goal.command_file")
+
+
+def is_goal_command_text(text: str) -> bool:
+    """The file holds a command text goalkeeper wrote, in any language: uninstall may remove it."""
+    return text in (goal_command_text("en"), goal_command_text("zh"))
