@@ -95,7 +95,8 @@ def status_command(app: App, as_json: bool) -> int:
         click.echo('No goal. Set one: goalkeeper goal set "<what must be true>"')
         return int(ExitCode.NOT_PASSED)
     if doc.goal is None:
-        click.echo(f"{doc.path}: {doc.problem}")
+        problem = doc.problem or "cannot be read"
+        click.echo(problem if problem.startswith(doc.path) else f"{doc.path}: {problem}")
         return int(ExitCode.NOT_PASSED)
     goal = doc.goal
     click.echo(f"Goal ({doc.path}): {goal.objective}")
@@ -135,6 +136,8 @@ def verify_command(app: App, as_json: bool) -> int:
     from goalkeeper.store.goalfile import load_goal
 
     doc = load_goal(app.project)
+    if doc is not None and doc.goal is None:
+        raise fail(f"{doc.problem}; fix it, then verify", 1)
     if doc is None or doc.goal is None or not doc.goal.verify:
         raise fail("no goal with a verify command here; set one: goalkeeper goal set --verify …", 1)
     goal = doc.goal
@@ -177,33 +180,40 @@ def resume_command(app: App, as_json: bool) -> int:
     """Resume a paused goal from its last failure, counting on: the rounds used stay, and a
     goal paused at its round limit gets as many rounds again.
 
-    Exit status: 0 when the goal is active again, 1 when there is no goal to resume.
+    Exit status: 0 when the goal is active (again, or already), 1 when there is no paused
+    goal to resume (none, a complete one, or a GOAL.md that cannot be read).
     """
+    from goalkeeper.core.goal import seconds_text_value
     from goalkeeper.engine.goal_io import iso
     from goalkeeper.store.goalfile import load_goal, update_goal
 
     doc = load_goal(app.project)
+    if doc is not None and doc.goal is None:
+        raise fail(f"{doc.problem}; fix it, then resume", 1)
     if doc is None or doc.goal is None:
         raise fail("no goal to resume here", 1)
     goal = doc.goal
+    if goal.status == "active":
+        return _report_resumed(goal, "The goal is active already", as_json)
+    if goal.status == "complete":
+        raise fail("the goal is complete; set a new one: goalkeeper goal set …", 1)
     rounds = goal.rounds + goal.rounds if goal.attempts >= goal.rounds else goal.rounds
     config = load_config(app.project, relevant_env())
     say = make_say(_lang(config.lang))
     line = say("goal.log.resumed", time=iso(time.time()), attempts=goal.attempts, rounds=rounds)
-    limits = {"rounds": rounds, "timeout_s": int(goal.timeout_s), "retries": goal.retries_max}
+    timeout = seconds_text_value(goal.timeout_s)
+    limits = {"rounds": rounds, "timeout_s": timeout, "retries": goal.retries_max}
     fields = {"status": "active", "blocked_reason": None, "retries": 0, "limits": limits}
     updated = update_goal(app.project, GoalUpdate(fields, (line,)), now=iso(time.time()))
+    return _report_resumed(updated, "Goal active again", as_json)
+
+
+def _report_resumed(goal: Any, headline: str, as_json: bool) -> int:
     if as_json:
-        echo_json(
-            {
-                "ok": True,
-                "status": updated.status,
-                "attempts": updated.attempts,
-                "rounds": updated.rounds,
-            }
-        )
+        fields = {"status": goal.status, "attempts": goal.attempts, "rounds": goal.rounds}
+        echo_json({"ok": True, **fields})
     else:
-        click.echo(f"Goal active again: rounds used {updated.attempts} of {updated.rounds}.")
+        click.echo(f"{headline}: rounds used {goal.attempts} of {goal.rounds}.")
     return int(ExitCode.OK)
 
 

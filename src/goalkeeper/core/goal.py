@@ -155,7 +155,7 @@ def goal_from_parts(frontmatter: Mapping[str, Any], body: str) -> Goal:
         criteria=parsed.criteria,
         progress_log=parsed.progress_log,
         rounds=_int(limits.get("rounds"), DEFAULT_ROUNDS, minimum=1),
-        timeout_s=float(_int(limits.get("timeout_s"), int(DEFAULT_TIMEOUT_S), minimum=1)),
+        timeout_s=_seconds(limits.get("timeout_s"), DEFAULT_TIMEOUT_S),
         retries_max=_int(limits.get("retries"), DEFAULT_RETRIES, minimum=0),
         attempts=_int(frontmatter.get("attempts"), 0, minimum=0),
         retries=_int(frontmatter.get("retries"), 0, minimum=0),
@@ -234,7 +234,7 @@ def frontmatter_of(goal: Goal) -> dict[str, Any]:
         "verify": list(goal.verify),
         "limits": {
             "rounds": goal.rounds,
-            "timeout_s": int(goal.timeout_s),
+            "timeout_s": seconds_text_value(goal.timeout_s),
             "retries": goal.retries_max,
         },
         "attempts": goal.attempts,
@@ -295,6 +295,22 @@ def _int(value: object, default: int, *, minimum: int) -> int:
     if value != value or value in (float("inf"), float("-inf")):
         return default
     return min(_MAX_INT, max(minimum, int(value)))
+
+
+def _seconds(value: object, default: float) -> float:
+    """A time limit in seconds: any positive number (2.5 stays 2.5), at least 1 ms."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    if value != value or value in (float("inf"), float("-inf")):
+        return default
+    if value > _MAX_INT:  # before float(): a 400-digit int does not fit one
+        return float(_MAX_INT)
+    return max(0.001, float(value))
+
+
+def seconds_text_value(seconds: float) -> int | float:
+    """How GOAL.md writes a time limit: ``120``, not ``120.0``; ``2.5`` as it is."""
+    return int(seconds) if float(seconds).is_integer() else seconds
 
 
 def _int_or_none(value: object) -> int | None:

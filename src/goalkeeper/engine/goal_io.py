@@ -54,7 +54,8 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Acti
     existing = load_goal(project)
     live = existing is not None and existing.goal is not None and not action.replace
     if live and existing and existing.goal and existing.goal.status != "complete":
-        return [Notify(say("goal.exists", objective=existing.goal.objective), "warning")]
+        key = "goal.exists.blocked" if existing.goal.status == "blocked" else "goal.exists"
+        return [Notify(say(key, objective=existing.goal.objective), "warning")]
     verify = action.verify or infer_verify_commands(project, action.kinds)
     criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
     criteria += [
