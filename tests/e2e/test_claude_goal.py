@@ -278,7 +278,7 @@ def assert_repaired_and_archived(case: Case, run: Run, verify: str) -> None:
     # telling the story (set, failed round 1, verified, complete).
     assert not goal_md(case).exists()
     (archive,) = archived(case)
-    slug = "-".join(re.findall(r"[a-z0-9]+", f"{verify} passes"))[:48].rstrip("-")
+    slug = "-".join(re.findall(r"[a-z0-9]+", f"{verify} passes".lower()))[:48].rstrip("-")
     assert re.fullmatch(rf"\d{{8}}T\d{{6}}-{slug}\.md", archive.name), archive
     doc = archive.read_text("utf-8")
     assert re.search(r"^status: complete$", doc.split("---\n", 2)[1], re.MULTILINE), doc
