@@ -96,6 +96,7 @@ def _register_commands() -> None:
     if cli.commands:
         return
     from goalkeeper.cli import (
+        bridge,
         config_cmd,
         demo,
         gates,
@@ -120,6 +121,7 @@ def _register_commands() -> None:
         install,
         hook,
         mcp,
+        bridge,
         demo,
         server,
         config_cmd,

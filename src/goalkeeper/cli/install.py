@@ -61,8 +61,8 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-@click.command("install", short_help="Register goalkeeper's hooks with an agent (claude).")
-@click.argument("host", type=click.Choice(["claude"]))
+@click.command("install", short_help="Register goalkeeper with an agent (claude, pi).")
+@click.argument("host", type=click.Choice(["claude", "pi"]))
 @scope_options
 @click.option(
     "--command",
@@ -85,8 +85,15 @@ def install_command(
     that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends a loop
     before goalkeeper's rules do. Running it again changes nothing.
 
+    HOST pi: writes goalkeeper's Pi extension to .pi/extensions/goalkeeper.ts (with --user:
+    Pi's own extensions folder), which starts `goalkeeper bridge pi` for every Pi session.
+
     Exit status: 0 on success, 2 when a settings file cannot be changed safely.
     """
+    if host == "pi":
+        from goalkeeper.cli.install_pi import install_pi
+
+        return install_pi(app, scope, dry_run, as_json)
     home = Path.home()
     path = settings_path(scope, app.project, home)
     mcp_path = app.project / ".mcp.json"
@@ -160,7 +167,7 @@ def install_command(
 
 
 @click.command("uninstall", short_help="Remove exactly what install added.")
-@click.argument("host", type=click.Choice(["claude"]))
+@click.argument("host", type=click.Choice(["claude", "pi"]))
 @scope_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
@@ -172,6 +179,10 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
     Exit status: 0 on success (also when nothing was installed), 2 when the settings file
     cannot be changed safely.
     """
+    if host == "pi":
+        from goalkeeper.cli.install_pi import uninstall_pi
+
+        return uninstall_pi(app, scope, as_json)
     home = Path.home()
     path = settings_path(scope, app.project, home)
     rpath = receipt_path(scope, app.project, home)

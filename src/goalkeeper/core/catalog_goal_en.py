@@ -87,4 +87,9 @@ MESSAGES: dict[str, str] = {
     "goal.criterion.command": "`{command}` exits 0",
     "goal.criterion.stage": "stage {n}: {stage}",
     "goal.command_file": '---\ndescription: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\nargument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n---\nGoal: $ARGUMENTS\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.\n',
+    # -- Pi: the /goal command -----------------------------------------------------------------
+    "goal.pi.command": "Set a goal goalkeeper verifies itself at every stop (GOAL.md); without text: show the goal",
+    "goal.pi.prompt": "Goal: {goal}\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.",
+    "goal.pi.none": "goalkeeper: no goal. Set one: /goal <what must be true, e.g. `pytest -q` passes>",
+    "goal.pi.status": "goalkeeper goal ({path}): {objective} — {status}; repair rounds used {attempts} of {rounds}; acceptance criteria {done} of {total} ticked.",
 }

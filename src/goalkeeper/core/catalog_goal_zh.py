@@ -62,4 +62,9 @@ MESSAGES: dict[str, str] = {
     "goal.criterion.command": "`{command}` 退出码为 0",
     "goal.criterion.stage": "阶段 {n}：{stage}",
     "goal.command_file": '---\ndescription: "设定一个由 goalkeeper 在每次停止时亲自验证的目标（GOAL.md）"\nargument-hint: "<必须成立的事，例如 `pytest -q` 通过且 mypy 无错误>"\n---\n目标：$ARGUMENTS\n\n一直工作到这个目标达成。goalkeeper 把它记在 .agents/goal/GOAL.md，每次停止时运行它的验证，并告诉你还有什么没通过。\n',
+    # -- Pi：/goal 命令 ---------------------------------------------------------------------------
+    "goal.pi.command": "设定一个由 goalkeeper 在每次停止时亲自验证的目标（GOAL.md）；不带文字：显示当前目标",
+    "goal.pi.prompt": "目标：{goal}\n\n一直工作到这个目标达成。goalkeeper 把它记在 .agents/goal/GOAL.md，每次停止时运行它的验证，并告诉你还有什么没通过。",
+    "goal.pi.none": "goalkeeper：没有目标。设定一个：/goal <必须成立的事，例如 `pytest -q` 通过>",
+    "goal.pi.status": "goalkeeper 目标（{path}）：{objective} —— {status}；已用修复轮次 {attempts}/{rounds}；验收标准已勾 {done}/{total}。",
 }

@@ -80,6 +80,7 @@ MESSAGES: dict[str, str] = {
     "todo.advice.verify_others": "；其余完成项也请由该 reviewer 一并独立验证",
     "todo.advice.ultimatum": "goalkeeper: 还有 {n} 项 todo 未完成，禁止直接收尾：\n{lines}\n二选一：① 说明卡点（哪一项卡住、原因、下一步）后再收尾——交代过即放行；② 继续完成剩余项后再收尾。",
     # -- 工具本身 ----------------------------------------------------------------------------------
+    "todo.tool.snippet": "goalkeeper 的 todo 树：可验证的 todo；标完成必须附证据",
     "todo.tool.description": 'goalkeeper 的本会话 todo 树。复杂任务先拆 todo（每项是一个可独立验证的结果）；树形任务用 metadata.parentId；metadata.gate 声明硬门禁（"test"：一条通过的 cmd 证据，"audit"：一条 review 证据）。标 completed 必须附 metadata.evidence：{{"kind":"state","evidence":[{{"type":"file","path":"src/a.py","op":"edit"}}]}}、{{"kind":"runnable","evidence":[{{"type":"cmd","cmd":"pytest -q","exit":0}}]}} 或 {{"kind":"effect","evidence":[]}}。goalkeeper 会核对声称改动的文件，并重跑 test 门禁任务的测试命令。',
     # -- static guideline (L1) and native todo tools -------------------------------------------
     "todo.guideline": "Todo 义务（goalkeeper）：复杂任务（多文件/3+ 步骤/长任务）开始前先用 goalkeeper 的 todo 工具（Claude Code 中为 mcp__goalkeeper__todo，shell 中为 goalkeeper todo）拆 todo，每项是一个可独立验证的结果（≤ 一句话）；小任务（单文件小改/问答）无需列。标 todo completed 必须附 metadata.evidence（state→file 证据 / runnable→cmd 证据 / effect 留人工验收）；树形任务：父 completed 前子项必须全 completed。",

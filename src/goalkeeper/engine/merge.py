@@ -54,7 +54,8 @@ def merge_actions(
     rides with a continuation if there is one, or waits in ``Merged.deferred``."""
     blocks = _unique(a.reason for a in actions if isinstance(a, Block))
     advice = [a for a in actions if isinstance(a, Advise) and a.when == "now"]
-    now = _unique(a.text for a in sorted(advice, key=lambda a: not a.static))
+    static = _unique(a.text for a in advice if a.static)
+    now = [t for t in _unique(a.text for a in advice if not a.static) if t not in static]
     later = _unique(
         [*deferred, *(a.text for a in actions if isinstance(a, Advise) and a.when == "next_turn")]
     )
@@ -75,6 +76,8 @@ def merge_actions(
     out.extend(replies[:1])
     if later and carries_context and not continues:
         now, later = _unique([*now, *later]), []
+    if static:  # its own action: a host may put it in the system prompt (cache-safe)
+        out.append(Advise("\n\n".join(static), static=True))
     if now:
         out.append(Advise("\n\n".join(now)))
     if pauses:

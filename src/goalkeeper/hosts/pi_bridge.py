@@ -1,0 +1,338 @@
+"""``goalkeeper bridge pi``: the Python side of goalkeeper's Pi extension.
+
+One process per Pi session runtime, started by the extension and spoken to over stdin/stdout
+(``pi_protocol``). It keeps one engine (one database connection) for its life, so an event
+costs a transaction, not an interpreter start. Messages are handled one at a time in arrival
+order; the settle timer (Pi 0.73.x) and a scheduled retry run on timer threads and take the
+same lock. Nothing here may take Pi down: a line that cannot be used gets an ``error`` line, an
+internal failure answers "no change" (Pi's default) and tells the user, and the extension
+restarts this process once if it dies.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from goalkeeper.config import load_config
+from goalkeeper.core.messages import Lang, render
+from goalkeeper.core.values import (
+    Action,
+    BeforeAgentStart,
+    Event,
+    Notify,
+    SessionSource,
+    SessionStart,
+    ToolCall,
+    TurnEnd,
+    UserPrompt,
+)
+from goalkeeper.hosts import pi_protocol as wire
+from goalkeeper.hosts.pi_host import (
+    CAPABILITIES,
+    GOAL_COMMAND,
+    HOST,
+    OWN_TOOLS,
+    Answer,
+    declaration,
+    outcome_of,
+    session_source,
+    settled_event,
+    tool_result,
+    translate,
+)
+from goalkeeper.hosts.pi_protocol import Incoming, PiContext, ProtocolError
+from goalkeeper.hosts.pi_settle import RunEnd, SettleTracker, retry_settings
+
+DEFAULT_SESSION = "pi"
+
+Write = Callable[[bytes], None]
+TimerFactory = Callable[[float, Callable[[], None]], Any]
+
+
+def _thread_timer(delay: float, fn: Callable[[], None]) -> threading.Timer:
+    timer = threading.Timer(delay, fn)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+class Bridge:
+    """Everything one Pi session runtime needs from goalkeeper."""
+
+    def __init__(
+        self,
+        project: Path,
+        env: Mapping[str, str],
+        write: Write,
+        *,
+        timer: TimerFactory = _thread_timer,
+        clock: Any = None,
+        runner: Any = None,
+    ) -> None:
+        from goalkeeper.engine.supervisor import Supervisor
+
+        self.project = project
+        self.env = dict(env)
+        self.config = load_config(project, self.env)
+        self.lang: Lang = "zh" if self.config.lang == "zh" else "en"
+        self._write = write
+        self._timer = timer
+        self.lock = threading.RLock()
+        self.supervisor = Supervisor(
+            project, self.config, host=HOST, capabilities=CAPABILITIES, clock=clock, runner=runner
+        )
+        self.tracker = SettleTracker(retry_settings(project, self.env))
+        self.session_id = DEFAULT_SESSION
+        self.start_source: SessionSource | None = "startup"
+        self.static: str | None = None
+        self.advice: list[str] = []
+        self.last_ctx = PiContext()
+        self.retry_token = 0
+        self.pi_version: str | None = None
+        self.closed = False
+
+    # -- the loop's entry points -------------------------------------------------------------
+
+    def receive(self, line: bytes) -> None:
+        """Handle one line from the extension; never raises."""
+        try:
+            msg = wire.parse_line(line)
+        except ProtocolError as exc:
+            self._write(wire.error(exc.id, str(exc)))
+            if exc.id is not None:  # release the extension's wait at once
+                self._write(wire.reply(exc.id, None))
+            return
+        with self.lock:
+            try:
+                result = self._dispatch(msg)
+            except Exception as exc:  # fail open: Pi's default, the user is told
+                result = None
+                self._internal_error(exc)
+            if msg.wants_reply:
+                self._write(wire.reply(msg.id, result))
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.retry_token += 1
+            self.tracker.generation += 1
+            self.supervisor.store.close()
+
+    # -- dispatch ------------------------------------------------------------------------------
+
+    def _dispatch(self, msg: Incoming) -> dict[str, Any] | None:
+        if msg.ctx.session_id:
+            self.session_id = msg.ctx.session_id
+        if not msg.ctx.stale:
+            self.last_ctx = msg.ctx
+        if msg.kind == "hello":
+            pi = msg.data.get("pi")
+            version = pi.get("version") if isinstance(pi, dict) else None
+            self.pi_version = version if isinstance(version, str) else None
+            return declaration(self.config, self.lang)
+        if msg.kind == "tool":
+            return self._tool(msg)
+        if msg.kind == "command":
+            return self._command(msg)
+        return self._event(msg.name, msg.data, msg.ctx)
+
+    def _event(self, name: str, data: dict[str, Any], ctx: PiContext) -> dict[str, Any] | None:
+        arm = self.tracker.on_event(name, data)
+        if arm is not None:
+            self._timer(arm.delay_s, lambda: self._settle_due(arm.generation))
+        sid = self.session_id
+        if name == "session_start":
+            self.start_source = session_source(data.get("reason"))
+        elif name == "session_compact":
+            self.start_source = "compact"  # the anchors come back with the next run
+        elif name == "session_shutdown":
+            self.closed = True
+        elif name == "input":
+            self.retry_token += 1
+            if data.get("source") != "extension":  # goalkeeper's own messages are not the user's
+                text = data.get("text")
+                self._run([UserPrompt(sid, text if isinstance(text, str) else "")], name)
+        elif name == "before_agent_start":
+            return self._before_agent_start(sid)
+        elif name == "tool_call":
+            tool = data.get("toolName")
+            if not isinstance(tool, str) or tool in OWN_TOOLS:
+                return None
+            raw = data.get("input")
+            args = raw if isinstance(raw, dict) else {}
+            return self._run([ToolCall(sid, tool, args)], name).result
+        elif name == "turn_end":
+            self._run([TurnEnd(sid)], name)
+        elif name == "agent_before_settle":
+            return self._settle(
+                RunEnd(
+                    str(data.get("outcome") or "completed"),
+                    _text(data, "errorMessage"),
+                    _text(data, "lastText") or "",
+                ),
+                ctx,
+                can_continue=data.get("canContinue") is not False,
+            )
+        elif name == "agent_settled" and data.get("aborted") is True:
+            self._settle(RunEnd("aborted"), ctx, can_continue=False)
+        return None
+
+    def _before_agent_start(self, sid: str) -> dict[str, Any] | None:
+        events: list[Event] = []
+        if self.start_source is not None:
+            events.append(SessionStart(sid, self.start_source))
+            self.start_source = None
+        events.append(BeforeAgentStart(sid))
+        answer = self._run(events, "before_agent_start")
+        if answer.static:
+            self.static = answer.static
+        message = "\n\n".join(dict.fromkeys([*self.advice, *answer.advice]))
+        self.advice = []
+        result: dict[str, Any] = {}
+        if self.static:
+            result["appendSystemPrompt"] = self.static
+        if message:
+            result["message"] = message
+        return result or None
+
+    def _settle(self, end: RunEnd, ctx: PiContext, *, can_continue: bool) -> dict[str, Any] | None:
+        outcome = outcome_of(end.stop_reason)  # 0.73.x stop reasons and ≥0.80.6 outcomes alike
+        event = settled_event(
+            self.session_id, end.last_text, outcome=outcome, error=end.error, ctx=ctx
+        )
+        answer = self._run([event], "settle", can_continue=can_continue)
+        self.advice.extend(answer.advice)
+        if answer.retry is not None:
+            self.retry_token += 1
+            token, text = self.retry_token, answer.retry.text
+            self._timer(answer.retry.after_s, lambda: self._retry_due(token, text))
+        return answer.result
+
+    def _settle_due(self, generation: int) -> None:
+        """The 0.73.x settle timer rang."""
+        with self.lock:
+            if self.closed:
+                return
+            end = self.tracker.fire(generation)
+            if end is None:
+                return
+            try:
+                self._settle(end, self.last_ctx, can_continue=False)
+            except Exception as exc:
+                self._internal_error(exc)
+
+    def _retry_due(self, token: int, text: str) -> None:
+        with self.lock:
+            if self.closed or token != self.retry_token or self.tracker.running:
+                return
+            self._write(wire.action("continue", text=text))
+
+    def _tool(self, msg: Incoming) -> dict[str, Any]:
+        if msg.name not in OWN_TOOLS:
+            return {"text": f"goalkeeper: no tool named {msg.name!r}", "isError": True}
+        actions = self._actions([ToolCall(self.session_id, msg.name, dict(msg.data))])
+        self._send([a for a in actions if isinstance(a, Notify)], "tool")
+        return tool_result(actions)
+
+    def _command(self, msg: Incoming) -> dict[str, Any]:
+        if msg.name != GOAL_COMMAND:
+            return {"notify": f"goalkeeper: no command named {msg.name!r}"}
+        args = str(msg.data.get("args") or "").strip()
+        if not args:
+            return {"notify": self._goal_status()}
+        actions = self._actions([UserPrompt(self.session_id, f"/goal {args}")])
+        notes = [a.text for a in actions if isinstance(a, Notify)]
+        from goalkeeper.core.plan import detect_lang
+
+        lang: Lang = self.lang if self.config.lang != "auto" else detect_lang(args)
+        result: dict[str, Any] = {"prompt": render(lang, "goal.pi.prompt", goal=args)}
+        if notes:
+            result["notify"] = "\n".join(notes)
+        return result
+
+    def _goal_status(self) -> str:
+        from goalkeeper.store.goalfile import load_goal
+
+        doc = load_goal(self.project)
+        if doc is None:
+            return render(self.lang, "goal.pi.none")
+        if doc.goal is None:
+            return f"goalkeeper: {doc.problem}"
+        goal = doc.goal
+        return render(
+            self.lang,
+            "goal.pi.status",
+            path=doc.path,
+            objective=goal.objective,
+            status=goal.status,
+            attempts=goal.attempts,
+            rounds=goal.rounds,
+            done=goal.passing_criteria,
+            total=len(goal.criteria),
+        )
+
+    # -- engine and output ---------------------------------------------------------------------
+
+    def _run(self, events: Sequence[Event], name: str, *, can_continue: bool = False) -> Answer:
+        answer = translate(name, self._actions(events), can_continue=can_continue)
+        for item in answer.actions:
+            self._write(wire.action(item.pop("action"), **item))
+        return answer
+
+    def _actions(self, events: Sequence[Event]) -> tuple[Action, ...]:
+        return self.supervisor.handle(events).actions
+
+    def _send(self, actions: Sequence[Action], name: str) -> None:
+        for item in translate(name, actions, can_continue=False).actions:
+            self._write(wire.action(item.pop("action"), **item))
+
+    def _internal_error(self, exc: BaseException) -> None:
+        from goalkeeper.hosts.claude_code import journal_internal_error
+
+        journal_internal_error(self.project, self.session_id, exc)
+        text = render(self.lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
+        try:
+            self._write(wire.action("notify", text=text, level="error"))
+        except Exception:
+            pass
+
+
+def serve(project: Path, stdin: BinaryIO, stdout: BinaryIO, env: Mapping[str, str]) -> int:
+    """Run until the extension closes stdin (or Pi shuts the session down)."""
+    out_lock = threading.Lock()
+
+    def write(data: bytes) -> None:
+        with out_lock:
+            stdout.write(data)
+            stdout.flush()
+
+    bridge = Bridge(project, env, write)
+    try:
+        for raw in stdin:  # a binary stream splits on b"\n" only
+            line = raw.rstrip(b"\r\n")
+            if line.strip():
+                bridge.receive(line)
+            if bridge.closed:
+                break
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        bridge.close()
+    return 0
+
+
+def main(project: Path) -> int:
+    """Protocol on the real stdout; anything else printed goes to stderr."""
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    return serve(project, sys.stdin.buffer, stdout, os.environ)
+
+
+def _text(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,205 @@
+"""Pi host: what goalkeeper declares to its Pi extension, and how Pi's events and goalkeeper's
+actions translate (``../shared/reference/pi-host.md``; DESIGN.md's event and action tables).
+
+Translation only, no policy. Pi gives more than a hook host: a run can be continued from
+inside (``agent_before_settle`` on Pi ≥ 0.80.6, else a follow-up message that starts a turn),
+advice can be steered into the running conversation or queued for the next turn, compaction
+is real, and the system prompt can carry the static guidance on every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goalkeeper.config import Config
+from goalkeeper.core.messages import Lang, render
+from goalkeeper.core.values import (
+    Action,
+    Activity,
+    Advise,
+    Block,
+    Capability,
+    Close,
+    Compact,
+    Continue,
+    Notify,
+    Pause,
+    Reply,
+    Retry,
+    SessionSource,
+    Settled,
+)
+from goalkeeper.hosts.pi_protocol import PROTOCOL, PiContext
+
+HOST = "pi"
+CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "follow_up", "block", "notify", "compact", "schedule"}
+)
+TODO_TOOL = "todo"
+OWN_TOOLS = (TODO_TOOL,)
+"""Tools the extension registers for goalkeeper: their calls run in the engine when executed,
+so their ``tool_call`` is not sent to it a second time."""
+GOAL_COMMAND = "goal"
+CUSTOM_TYPE = "goalkeeper"
+"""The ``customType`` of every message goalkeeper puts into a Pi session."""
+FORWARD = (
+    "session_start",
+    "session_compact",
+    "session_before_compact",
+    "session_shutdown",
+    "input",
+    "before_agent_start",
+    "agent_start",
+    "agent_end",
+    "agent_before_settle",
+    "agent_settled",
+    "turn_end",
+    "tool_call",
+)
+_SOURCES: dict[str, SessionSource] = {
+    "startup": "startup",
+    "reload": "resume",
+    "resume": "resume",
+    "new": "clear",
+    "fork": "fork",
+}
+
+
+def declaration(config: Config, lang: Lang) -> dict[str, Any]:
+    """The hello reply: the tools and commands the extension registers (schemas from here, so a
+    new tool needs no TypeScript), the events to forward, and how long to wait for each
+    answer. A settle may run the goal's verification, so it gets the verify timeout and more."""
+    from goalkeeper.core.todos import TOOL_SCHEMA
+
+    schema = dict(TOOL_SCHEMA)
+    schema["properties"] = {k: v for k, v in TOOL_SCHEMA["properties"].items() if k != "session"}
+    settle_ms = int((max(config.evidence_timeout_s, 120.0) * 4 + 60) * 1000)
+    return {
+        "protocol": PROTOCOL,
+        "host": HOST,
+        "tools": [
+            {
+                "name": TODO_TOOL,
+                "label": "Todo (goalkeeper)",
+                "description": render(lang, "todo.tool.description"),
+                "promptSnippet": render(lang, "todo.tool.snippet"),
+                "parameters": schema,
+                "timeoutMs": int((config.evidence_timeout_s + 60) * 1000),
+            }
+        ],
+        "commands": [{"name": GOAL_COMMAND, "description": render(lang, "goal.pi.command")}],
+        "forward": list(FORWARD),
+        "awaited": {
+            "before_agent_start": 15_000,
+            "tool_call": 15_000,
+            "agent_before_settle": settle_ms,
+        },
+        "commandTimeoutMs": 60_000,
+    }
+
+
+def session_source(reason: object) -> SessionSource:
+    return _SOURCES.get(reason, "other") if isinstance(reason, str) else "other"
+
+
+def settled_event(
+    session_id: str, last_text: str, *, outcome: str, error: str | None, ctx: PiContext
+) -> Settled:
+    """``outcome``: ``completed``, ``aborted`` or ``error`` (Pi's words, also for a 0.73.x
+    ``agent_end`` stop reason: ``stop``/``length``/``toolUse`` count as completed)."""
+    return Settled(
+        session_id,
+        last_text,
+        aborted=outcome == "aborted",
+        error=(error or "error") if outcome == "error" else None,
+        activity=Activity(context_tokens=ctx.context_tokens, session_bytes=_size(ctx.session_file)),
+    )
+
+
+def outcome_of(stop_reason: str) -> str:
+    if stop_reason == "aborted":
+        return "aborted"
+    return "error" if stop_reason == "error" else "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """Actions in Pi's terms: what to return to an awaited event, and what to send on."""
+
+    result: dict[str, Any] | None = None
+    actions: tuple[dict[str, Any], ...] = ()
+    advice: tuple[str, ...] = ()
+    """Advice for the conversation that this event could not carry (kept for the next run)."""
+    static: str | None = None
+    """Static guidance (for every run's system prompt)."""
+    retry: Retry | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def translate(event: str, actions: Sequence[Action], *, can_continue: bool) -> Answer:
+    """Pi's answer to ``event`` for the merged actions.
+
+    ``can_continue``: the answer goes back to ``agent_before_settle``, which may request one more
+    turn itself; otherwise a continuation is a message that starts a turn."""
+    result: dict[str, Any] = {}
+    out: list[dict[str, Any]] = []
+    advice: list[str] = []
+    static: str | None = None
+    retry: Retry | None = None
+    compact = next((a for a in actions if isinstance(a, Compact)), None)
+    for action in actions:
+        if isinstance(action, Block):
+            result = {"block": True, "reason": action.reason}
+        elif isinstance(action, Advise) and action.static:
+            static = action.text
+        elif isinstance(action, Advise) and action.when == "next_turn":
+            out.append(_message(action.text, "nextTurn"))
+        elif isinstance(action, Advise):
+            if event in ("tool_call", "turn_end"):
+                out.append(_message(action.text, "steer"))
+            else:
+                advice.append(action.text)
+        elif isinstance(action, Continue):
+            if compact is not None:  # compact first, then continue (Pi compacts in the background)
+                out.append(
+                    {"action": "compact", "instructions": compact.instructions, "then": action.text}
+                )
+            elif can_continue:
+                result = {"continue": action.text}
+            else:
+                out.append({"action": "continue", "text": action.text})
+        elif isinstance(action, Notify):
+            out.append({"action": "notify", "text": action.text, "level": action.level})
+        elif isinstance(action, Pause):
+            out.append({"action": "notify", "text": action.reason, "level": "warning"})
+        elif isinstance(action, Close):
+            out.append({"action": "notify", "text": action.summary, "level": "info"})
+        elif isinstance(action, Retry):
+            retry = action
+    return Answer(result or None, tuple(out), tuple(advice), static, retry)
+
+
+def tool_result(actions: Sequence[Action]) -> dict[str, Any]:
+    """The result of one of goalkeeper's own tools: the same text the MCP server gives, whether
+    it is an error, and the reply's data as the result's ``details`` (kept in the session)."""
+    from goalkeeper.hosts.mcp_server import to_tool_result
+
+    text, is_error = to_tool_result(tuple(actions))
+    details = next((a.data for a in actions if isinstance(a, Reply)), {})
+    return {"text": text, "isError": is_error, "details": {} if is_error else details}
+
+
+def _message(text: str, deliver_as: str) -> dict[str, Any]:
+    return {"action": "message", "text": text, "deliverAs": deliver_as}
+
+
+def _size(path: str | None) -> int | None:
+    if not path:
+        return None
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
