@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -290,3 +291,32 @@ def test_the_gk_goal_command_file_is_never_clobbered(
     assert "目标：$ARGUMENTS" in command.read_text(encoding="utf-8")
     assert cli(capsys, "uninstall", "claude")[0] == 0
     assert not command.exists()
+
+
+def test_install_pi_writes_a_signed_extension_and_uninstall_removes_only_that(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """install pi writes .pi/extensions/goalkeeper.ts naming this Python; again is a no-op;
+    an edited copy is refused by install and kept by uninstall; an untouched one is removed."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(project / "agent"))
+    code, out, _ = cli(capsys, "install", "pi", "--json")
+    data = json.loads(out)
+    path = project / ".pi" / "extensions" / "goalkeeper.ts"
+    assert code == 0 and data["changes"] == [f"added {path}"]
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("// installed by goalkeeper; sha256:")
+    assert json.dumps([sys.executable, "-m", "goalkeeper"]) in text
+    assert json.loads(cli(capsys, "install", "pi", "--json")[1])["changes"] == []
+
+    path.write_text(text + "// my tweak\n", encoding="utf-8")
+    code, _, err = cli(capsys, "install", "pi")
+    assert code == 2 and "was not written by goalkeeper (or was edited)" in err
+    assert json.loads(cli(capsys, "uninstall", "pi", "--json")[1])["kept"]
+    assert path.read_text(encoding="utf-8").endswith("// my tweak\n")
+
+    path.write_text(text, encoding="utf-8")
+    assert json.loads(cli(capsys, "uninstall", "pi", "--json")[1])["changes"] == [f"removed {path}"]
+    assert not path.exists()
+    code, out, _ = cli(capsys, "install", "pi", "--user", "--json")
+    assert json.loads(out)["extension"] == str(project / "agent" / "extensions" / "goalkeeper.ts")
+    assert cli(capsys, "install", "pi", "--local")[0] == 2

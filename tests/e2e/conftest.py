@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .harness import Case, ClaudeInstallError, ensure_claude
+from .pi_harness import FakeOpenAI, PiCase, PiCli, PiInstallError, ensure_pi
 
 # Read at import: the suite-wide autouse fixture clears GOALKEEPER_* before each test runs.
 SKIP_E2E = os.environ.get("GOALKEEPER_SKIP_E2E", "").strip() == "1"
@@ -49,3 +50,43 @@ def case(tmp_path: Path, claude_bin: Path) -> Iterator[Case]:
         yield c
     finally:
         c.stop_engine()
+
+
+# -------------------------------------------------------------------------------------------
+# The Pi coding agent (both pinned lines) against the fake OpenAI-compatible server
+# -------------------------------------------------------------------------------------------
+PI_LINES = ["0.73", "1.6"]
+
+
+@pytest.fixture(scope="session", params=PI_LINES, ids=[f"pi-{line}" for line in PI_LINES])
+def pi_cli(request: pytest.FixtureRequest) -> PiCli:
+    """One pinned Pi line (tests using it run once per line), installed with npm if needed."""
+    line: str = request.param
+    try:
+        return ensure_pi(line)
+    except PiInstallError as exc:
+        pytest.fail(
+            f"cannot install the pinned Pi {line} CLI for the end-to-end tests: {exc}\n"
+            "(set GOALKEEPER_SKIP_E2E=1 to skip these tests)",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def pi_fake(tmp_path: Path) -> Iterator[FakeOpenAI]:
+    """The fake OpenAI-compatible server of one test, running, with no rules yet (set them with
+    ``set_rules``); its files are under tmp_path/pi/fake."""
+    with FakeOpenAI(tmp_path / "pi" / "fake") as fake:
+        yield fake
+
+
+@pytest.fixture
+def pi_case(tmp_path: Path, pi_cli: PiCli, pi_fake: FakeOpenAI) -> Iterator[PiCase]:
+    """A PiCase under tmp_path/pi (``--no-session``) talking to ``pi_fake``; every RPC Pi it
+    started is stopped afterwards. For kept sessions (``--session-dir``) build one in the test:
+    ``with PiCase(tmp_path / "kept", pi_cli, pi_fake, sessions=True) as case: …``."""
+    c = PiCase(tmp_path / "pi", pi_cli, pi_fake)
+    try:
+        yield c
+    finally:
+        c.close()

@@ -126,6 +126,8 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
     if ev.aborted:
         return Verdict((record, Pause(say("pause.aborted"))), s)
     if ev.error:
+        if "schedule" in ctx.capabilities and _goal_active(ctx):
+            return Verdict((record,), s)  # the goal guard retries it with back-off (seed 001)
         return Verdict((record, Pause(say("pause.error", error=ev.error))), s)
 
     doc = ctx.plan
@@ -231,6 +233,11 @@ def _context_pressure(
     if "compact" in ctx.capabilities:
         return "", (Compact(ctx.say("compact.instructions")),), s
     return ctx.say("context.save_state", percent=round(ratio * 100)), (), s
+
+
+def _goal_active(ctx: Context) -> bool:
+    doc = ctx.goal
+    return doc is not None and doc.goal is not None and doc.goal.status == "active"
 
 
 def _tool_calls(ev: Settled, s: CadenceState) -> int | None:

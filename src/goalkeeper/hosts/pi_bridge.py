@@ -46,7 +46,7 @@ from goalkeeper.hosts.pi_host import (
     translate,
 )
 from goalkeeper.hosts.pi_protocol import Incoming, PiContext, ProtocolError
-from goalkeeper.hosts.pi_settle import RunEnd, SettleTracker, retry_settings
+from goalkeeper.hosts.pi_settle import RunEnd, SettleTracker, retry_settings, settles_itself
 
 DEFAULT_SESSION = "pi"
 
@@ -107,6 +107,9 @@ class Bridge:
             if exc.id is not None:  # release the extension's wait at once
                 self._write(wire.reply(exc.id, None))
             return
+        except Exception as exc:  # whatever the line was, the bridge stays up
+            self._write(wire.error(None, f"unreadable line ({type(exc).__name__})"))
+            return
         with self.lock:
             try:
                 result = self._dispatch(msg)
@@ -134,6 +137,11 @@ class Bridge:
             pi = msg.data.get("pi")
             version = pi.get("version") if isinstance(pi, dict) else None
             self.pi_version = version if isinstance(version, str) else None
+            if settles_itself(self.pi_version):
+                self.tracker.native = True  # no heuristic: Pi's own settle events decide
+            self._journal(
+                "host", {"host": HOST, "pi": self.pi_version, "native": self.tracker.native}
+            )
             return declaration(self.config, self.lang)
         if msg.kind == "tool":
             return self._tool(msg)
@@ -290,6 +298,14 @@ class Bridge:
     def _send(self, actions: Sequence[Action], name: str) -> None:
         for item in translate(name, actions, can_continue=False).actions:
             self._write(wire.action(item.pop("action"), **item))
+
+    def _journal(self, kind: str, data: dict[str, Any]) -> None:
+        import time
+
+        from goalkeeper.store import journal
+
+        with self.supervisor.store.transaction() as conn:
+            journal.append(conn, self.session_id, time.time(), kind, data)
 
     def _internal_error(self, exc: BaseException) -> None:
         from goalkeeper.hosts.claude_code import journal_internal_error

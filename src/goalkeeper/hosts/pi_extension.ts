@@ -12,6 +12,8 @@
 // (which maps this import name to itself); the import is type-only.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 const INSTALLED_COMMAND: string[] | null = null; // goalkeeper install pi writes the command here
 const PROTOCOL = 1;
@@ -42,6 +44,21 @@ function bridgeCommand(): string[] | null {
     } catch { /* fall through to the installed command */ }
   }
   return INSTALLED_COMMAND;
+}
+
+// Pi's version, so Python knows whether Pi settles itself (≥ 0.80.6) or needs its heuristic:
+// from the package.json above the running CLI (dist/cli.js or dist/bundle/cli.js).
+function piVersion(): string | undefined {
+  try {
+    let dir = dirname(realpathSync(process.argv[1] ?? ""));
+    for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+      const file = join(dir, "package.json");
+      if (!existsSync(file)) continue;
+      const pkg = JSON.parse(readFileSync(file, "utf8"));
+      if (typeof pkg?.name === "string" && pkg.name.endsWith("/pi-coding-agent")) return String(pkg.version);
+    }
+  } catch { /* unknown: Python falls back to its heuristic */ }
+  return undefined;
 }
 
 function textOf(message: any): string {
@@ -157,7 +174,7 @@ export default function goalkeeper(pi: ExtensionAPI) {
       if (restarts >= 1) giveUp(`its bridge process ended twice (${signal ?? `exit ${code}`})`);
       else restarts += 1; // started again on the next event
     });
-    return request("hello", { pi: { protocol: PROTOCOL }, ctx: ctxInfo(ctx) }, HELLO_TIMEOUT_MS).then((decl) => {
+    return request("hello", { pi: { protocol: PROTOCOL, version: piVersion() }, ctx: ctxInfo(ctx) }, HELLO_TIMEOUT_MS).then((decl) => {
       if (!decl || !Array.isArray(decl.forward)) { giveUp("the bridge process did not answer"); return undefined; }
       declaration = decl;
       registerFrom(decl);

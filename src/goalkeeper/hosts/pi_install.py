@@ -4,11 +4,13 @@ The extension is a copy of ``pi_extension.ts`` with the command that starts this
 (``<this python> -m goalkeeper``) written in, so Pi finds the right installation whatever is on
 ``PATH``. Project scope: ``<project>/.pi/extensions/goalkeeper.ts``; user scope: the
 ``extensions`` folder of Pi's configuration (``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``).
-A file that differs from what install would write was changed by someone: uninstall keeps it.
+The first line carries a digest of the rest: a file whose digest does not match was changed by
+someone, and neither install nor uninstall touches it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -19,6 +21,7 @@ from typing import Literal
 PiScope = Literal["project", "user"]
 FILE_NAME = "goalkeeper.ts"
 _MARKER = "const INSTALLED_COMMAND: string[] | null = null;"
+_SIGNATURE = "// installed by goalkeeper; sha256:"
 
 
 def source_text() -> str:
@@ -30,11 +33,24 @@ def bridge_argv(executable: str | None = None) -> list[str]:
 
 
 def extension_text(argv: list[str]) -> str:
-    """The extension with ``argv`` as the command that starts goalkeeper."""
+    """The extension with ``argv`` as the command that starts goalkeeper, signed with a digest
+    of its own text, so a later install or uninstall can tell an untouched copy (of any
+    goalkeeper version) from one a person changed."""
     text = source_text()
     if _MARKER not in text:  # the packaged file and this module disagree: a packaging bug
         raise RuntimeError(f"{FILE_NAME}: the install marker is missing")
-    return text.replace(_MARKER, f"const INSTALLED_COMMAND: string[] | null = {json.dumps(argv)};")
+    body = text.replace(_MARKER, f"const INSTALLED_COMMAND: string[] | null = {json.dumps(argv)};")
+    return f"{_SIGNATURE}{_digest(body)}\n{body}"
+
+
+def is_ours(text: str) -> bool:
+    """Written by ``goalkeeper install pi`` (any version, any interpreter), unchanged since."""
+    first, _, body = text.partition("\n")
+    return first.startswith(_SIGNATURE) and first[len(_SIGNATURE) :] == _digest(body)
+
+
+def _digest(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
 
 
 def agent_dir(env: Mapping[str, str]) -> Path:
@@ -47,13 +63,3 @@ def agent_dir(env: Mapping[str, str]) -> Path:
 def extension_path(scope: PiScope, project: Path, env: Mapping[str, str]) -> Path:
     base = agent_dir(env) if scope == "user" else project / ".pi"
     return base / "extensions" / FILE_NAME
-
-
-def is_ours(text: str) -> bool:
-    """Written by some ``goalkeeper install pi`` (any interpreter) and not changed since."""
-    try:
-        line = next(ln for ln in text.splitlines() if ln.startswith("const INSTALLED_COMMAND"))
-        argv = json.loads(line.split("=", 1)[1].split(";", 1)[0])
-    except (StopIteration, IndexError, ValueError):
-        return False
-    return isinstance(argv, list) and text == extension_text([str(a) for a in argv])

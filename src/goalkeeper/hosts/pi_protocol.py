@@ -79,6 +79,8 @@ def parse_line(line: bytes) -> Incoming:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise ProtocolError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("JSON nested too deeply") from None
     if not isinstance(obj, dict):
         raise ProtocolError("not a JSON object")
     raw_id = obj.get("id")

@@ -89,9 +89,11 @@ class SettleTracker:
             return None
         if name == "agent_start":
             self.running = True
+            self.compacting = False  # a run starts: any compaction is over (0.73.x may not say so)
             self.generation += 1
         elif name in ("input", "before_agent_start"):
             self.attempt = 0  # a new prompt: Pi's retry count starts over too
+            self.compacting = False
             self.generation += 1
         elif name == "session_before_compact":
             self.compacting = True
@@ -135,6 +137,20 @@ class SettleTracker:
     def _arm(self, delay: float) -> Arm:
         self.generation += 1
         return Arm(delay, self.generation)
+
+
+SETTLES_ITSELF = (0, 80, 6)
+"""The first published Pi with ``agent_before_settle`` and ``agent_settled``."""
+
+
+def settles_itself(version: str | None) -> bool:
+    """Whether a Pi of this version (``"0.80.6"``, ``"1.6.0-beta.1"``) has its own settle events."""
+    if not version:
+        return False
+    parts = re.findall(r"\d+", version.split("-", 1)[0])[:3]
+    if len(parts) < 3:
+        return False
+    return tuple(int(p) for p in parts) >= SETTLES_ITSELF
 
 
 def run_end(data: dict[str, Any]) -> RunEnd:

@@ -1,0 +1,261 @@
+"""goalkeeper inside the real Pi agent, on both pinned lines (0.73.1 and 1.6.0), end to end.
+
+``goalkeeper install pi --user`` puts the extension in the case's Pi configuration folder (a
+user extension: Pi ≥ 0.80 loads it without a project trust decision); Pi runs in RPC mode
+against the scripted fake model, and every goalkeeper decision is made by the real
+``goalkeeper bridge pi`` process the extension starts. Pi 1.6 continues through
+``agent_before_settle``; Pi 0.73 through the settle heuristic and a turn-starting message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .pi_harness import PiCase, PiRpc, tail_messages, tool_outputs
+
+pytestmark = pytest.mark.e2e
+
+PLAN = """\
+## SWOT
+S: a small calculator with tests
+
+## Objective
+People can trust the calculator's sums.
+
+## Key Results
+- [ ] KR: failing tests 1 → 0
+
+## User Story Map
+- [x] add two numbers
+"""
+REFUSAL = "Not closed yet:"
+GUIDANCE = "goalkeeper keeps this task on its plan until it is proven done."
+PAUSE_CAP = "goalkeeper paused"
+# A goalkeeper continuation reaches the model this long after Pi settles, at most (the 0.73
+# heuristic waits a 0.5 s quiet window; the bridge then decides in a few milliseconds).
+SETTLE_KW: dict[str, float] = {"quiet": 1.5, "grace": 1.5, "timeout": 40}
+
+
+def text(reply: str) -> dict[str, Any]:
+    return {"type": "text", "text": reply}
+
+
+def tool(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_call", "name": name, "arguments": arguments}
+
+
+def install(case: PiCase, extra_env: dict[str, str] | None = None) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(case.proj), "install", "pi", "--user"],
+        env=case.env(extra_env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (case.agent_dir / "extensions" / "goalkeeper.ts").is_file()
+
+
+def goalkeeper_env(**extra: str) -> dict[str, str]:
+    return {"GOALKEEPER_LANG": "en", **extra}
+
+
+def tails(case: PiCase) -> list[str]:
+    """For each chat request, the text of the messages after the model's last reply."""
+    out = []
+    for request in case.fake.chat_requests():
+        parts = []
+        for message in tail_messages(request):
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            parts.append(str(content or ""))
+        out.append("\n".join(parts))
+    return out
+
+
+def system_prompts(case: PiCase) -> list[str]:
+    out = []
+    for request in case.fake.chat_requests():
+        messages = request.get("body", {}).get("messages") or []
+        system = [m for m in messages if m.get("role") in ("system", "developer")]
+        out.append(str(system[0].get("content")) if system else "")
+    return out
+
+
+def notices(rpc: PiRpc) -> list[str]:
+    """What goalkeeper told the user (Pi's UI notifications, as RPC records)."""
+    return [
+        str(e.get("message", ""))
+        for e in rpc.events
+        if e.get("type") == "extension_ui_request" and e.get("method") == "notify"
+    ]
+
+
+def start(case: PiCase, env: dict[str, str]) -> PiRpc:
+    return case.rpc(env=env)
+
+
+# -------------------------------------------------------------------------------------------
+# 1. An early "[PDCA] complete" is refused; the refusal is the model's next message.
+# -------------------------------------------------------------------------------------------
+def test_an_early_complete_is_refused_in_the_next_message(pi_case: PiCase) -> None:
+    """The model claims completion with a key result open: Pi's next model request carries
+    goalkeeper's refusal naming it, once; the second continuation hits the cap and pauses."""
+    (pi_case.proj / "plan").mkdir()
+    (pi_case.proj / "plan" / "calc.md").write_text(PLAN, encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "after-refusal", "when": {"tail_contains": REFUSAL},
+             "reply": [text("The key result is still open; working on it.\n\n[PDCA] do")]},
+            {"name": "early-complete", "when": {"tail_contains": "Fix the calculator"},
+             "reply": [text("All done.\n\n[PDCA] complete")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_MAX_CONTINUATIONS="1")
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+    rpc.prompt("Fix the calculator.")
+    rpc.wait_settled(**SETTLE_KW)
+
+    assert [r.get("rule") for r in pi_case.fake.chat_requests()] == [
+        "early-complete",
+        "after-refusal",
+    ], pi_case.fake.describe()
+    first, second = tails(pi_case)
+    assert REFUSAL not in first
+    assert REFUSAL in second and "failing tests 1 → 0" in second and "OKR gate" in second
+    assert GUIDANCE in system_prompts(pi_case)[0]  # static guidance in the run's system prompt
+    assert "People can trust the calculator's sums." in first  # the plan's anchors
+    assert any(PAUSE_CAP in n for n in notices(rpc)), notices(rpc)
+
+
+# -------------------------------------------------------------------------------------------
+# 2. goalkeeper's todo tool refuses a completion without evidence.
+# -------------------------------------------------------------------------------------------
+def test_a_todo_completion_without_evidence_is_refused(pi_case: PiCase) -> None:
+    """The model creates a todo and marks it completed with no evidence: the tool result it
+    reads is goalkeeper's refusal, and the todo stays open."""
+    pi_case.fake.set_rules(
+        [
+            {"name": "accept", "when": {"last_is_tool_result": True, "tail_contains": "evidence"},
+             "reply": [text("I will gather evidence first.\n\n[PDCA] do")]},
+            {"name": "complete", "when": {"last_is_tool_result": True,
+                                          "tail_contains": '"subject": "ship the export"'},
+             "reply": [tool("todo", action="update", id=1, status="completed")]},
+            {"name": "create", "when": {"tail_contains": "Plan the export"},
+             "reply": [tool("todo", action="create", subject="ship the export")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent", GOALKEEPER_MAX_CONTINUATIONS="1")
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+    rpc.prompt("Plan the export.")
+    rpc.wait_settled(**SETTLE_KW)
+
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert rules[:3] == ["create", "complete", "accept"], pi_case.fake.describe()
+    offered = pi_case.fake.chat_requests()[0]["body"].get("tools") or []
+    assert "todo" in [t.get("function", {}).get("name") for t in offered]
+    created = json.loads(tool_outputs(pi_case.fake.chat_requests()[1])[-1])
+    assert created["task"]["status"] == "pending"
+    refusal = tool_outputs(pi_case.fake.chat_requests()[2])[-1]
+    assert "evidence" in refusal and "completed" in refusal, refusal
+    assert created["task"]["id"] == 1
+
+
+# -------------------------------------------------------------------------------------------
+# 3. A provider retry in between: one continuation, after the true settle, no false pause.
+# -------------------------------------------------------------------------------------------
+def test_a_provider_retry_does_not_cause_a_second_continuation(pi_case: PiCase) -> None:
+    """The first model request fails with a 503 and Pi retries it: goalkeeper neither pauses
+    for the error nor continues twice; the refusal reaches the model exactly once."""
+    (pi_case.proj / "plan").mkdir()
+    (pi_case.proj / "plan" / "calc.md").write_text(PLAN, encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "outage", "when": {"tail_contains": "Check the sums"}, "times": 1,
+             "error": {"status": 503, "message": "Service Unavailable (scripted)",
+                       "type": "server_error"}},
+            {"name": "after-refusal", "when": {"tail_contains": REFUSAL},
+             "reply": [text("Still open; on it.\n\n[PDCA] do")]},
+            {"name": "early-complete", "when": {"tail_contains": "Check the sums"},
+             "reply": [text("All done.\n\n[PDCA] complete")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_MAX_CONTINUATIONS="1")
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+    rpc.prompt("Check the sums.")
+    rpc.wait_settled(**SETTLE_KW)
+
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert rules == ["outage", "early-complete", "after-refusal"], pi_case.fake.describe()
+    assert sum(REFUSAL in t for t in tails(pi_case)) == 1
+    assert not any("error" in n.lower() and "paus" in n.lower() for n in notices(rpc)), notices(rpc)
+
+
+# -------------------------------------------------------------------------------------------
+# 4. The bridge process killed mid-session: restarted once, then Pi goes on without it.
+# -------------------------------------------------------------------------------------------
+def test_a_killed_bridge_is_restarted_once_then_pi_goes_on_without_it(
+    pi_case: PiCase, tmp_path: Path
+) -> None:
+    """Kill goalkeeper's Python process: the next prompt gets a new one (the guidance is back
+    in the system prompt); kill that too: the user is told goalkeeper is off, and Pi still
+    answers the next prompt, now without goalkeeper."""
+    pids = tmp_path / "bridge-pids"
+    wrapper = tmp_path / "bridge.sh"
+    wrapper.write_text(
+        f'#!/bin/sh\necho $$ >> "{pids}"\nexec "{sys.executable}" -m goalkeeper "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    pi_case.fake.set_rules([{"name": "answer", "reply": [text("Noted.\n\n[PDCA] plan")]}])
+    env = goalkeeper_env(
+        GOALKEEPER_NO_PLAN="silent",
+        GOALKEEPER_MAX_CONTINUATIONS="0",
+        GOALKEEPER_PI_COMMAND=json.dumps([str(wrapper)]),
+    )
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+
+    def prompt_and_settle(words: str) -> None:
+        rpc.prompt(words)
+        rpc.wait_settled(**SETTLE_KW)
+
+    def kill_current() -> None:
+        pid = int(pids.read_text().split()[-1])
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the extension sees the exit; wait until it has
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)
+
+    prompt_and_settle("First task.")
+    assert len(pids.read_text().split()) == 1
+    kill_current()
+    prompt_and_settle("Second task.")
+    assert len(pids.read_text().split()) == 2, "the extension did not start a new bridge"
+    kill_current()
+    prompt_and_settle("Third task.")
+
+    prompts = system_prompts(pi_case)
+    assert len(prompts) >= 3, pi_case.fake.describe()
+    assert GUIDANCE in prompts[0] and GUIDANCE in prompts[1]
+    assert GUIDANCE not in prompts[-1]  # goalkeeper is off: Pi answered on its own
+    assert len(pids.read_text().split()) == 2  # not restarted a second time
+    assert any("goalkeeper is off for this session" in n for n in notices(rpc)), notices(rpc)
