@@ -259,3 +259,54 @@ def test_a_killed_bridge_is_restarted_once_then_pi_goes_on_without_it(
     assert GUIDANCE not in prompts[-1]  # goalkeeper is off: Pi answered on its own
     assert len(pids.read_text().split()) == 2  # not restarted a second time
     assert any("goalkeeper is off for this session" in n for n in notices(rpc)), notices(rpc)
+
+
+# -------------------------------------------------------------------------------------------
+# 5. goalkeeper pi run: headless, the outcome as an exit status and JSON.
+# -------------------------------------------------------------------------------------------
+def pi_run(case: PiCase, prompt: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    pi_cmd = " ".join(json.dumps(a) for a in case.cli.argv())
+    return subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(case.proj), "pi", "run", "--json",
+         "--pi", pi_cmd, "--prompt", prompt, "--timeout", "60", "--", *case.base_args()],
+        env=case.env(env), capture_output=True, text=True, timeout=120, cwd=case.proj,
+    )  # fmt: skip
+
+
+def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
+    """`goalkeeper pi run` (no install needed): an open key result keeps the agent going until
+    the continuation cap pauses it (exit 1, outcome paused); with every key result closed, a
+    check with a tool run and then a reported completion, goalkeeper closes the task (exit 0,
+    outcome closed)."""
+    plan = pi_case.proj / "plan" / "calc.md"
+    plan.parent.mkdir()
+    plan.write_text(PLAN, encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "after-refusal", "when": {"tail_contains": REFUSAL},
+             "reply": [text("Still open.\n\n[PDCA] do")]},
+            {"name": "complete", "reply": [text("All done.\n\n[PDCA] complete")]},
+        ]
+    )  # fmt: skip
+    proc = pi_run(pi_case, "Fix the calculator.", goalkeeper_env(GOALKEEPER_MAX_CONTINUATIONS="1"))
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["outcome"] == "paused" and "max_continuations" in result["reason"], result
+    assert [r.get("rule") for r in pi_case.fake.chat_requests()] == ["complete", "after-refusal"]
+
+    plan.write_text(PLAN.replace("- [ ] KR", "- [x] KR"), encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "run-check", "when": {"tail_contains": "Check the calculator"},
+             "reply": [tool("bash", command="echo all-good")]},
+            {"name": "report-check", "when": {"last_is_tool_result": True},
+             "reply": [text("The check passed.\n\n[PDCA] check")]},
+            {"name": "complete", "reply": [text("Done.\n\n[PDCA] complete")]},
+        ]
+    )  # fmt: skip
+    proc = pi_run(pi_case, "Check the calculator.", goalkeeper_env())
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["outcome"] == "closed", (result, pi_case.fake.describe())
+    assert result["last_text"].endswith("[PDCA] complete")
+    assert any("every gate passes" in n for n in result["notices"]), result

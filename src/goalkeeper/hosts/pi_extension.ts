@@ -19,6 +19,9 @@ const INSTALLED_COMMAND: string[] | null = null; // goalkeeper install pi writes
 const PROTOCOL = 1;
 const HELLO_TIMEOUT_MS = 20_000;
 const CUSTOM_TYPE = "goalkeeper";
+// Two copies may be loaded (installed for the project and the user, or installed and passed
+// with -e by `goalkeeper pi run`): the first to see the session serves it, the others stay quiet.
+const OWNER = Symbol.for("goalkeeper.pi.owner");
 // Registered up front (a handler for an event this Pi does not have never fires); Python's
 // declaration says which of them it wants.
 const EVENTS = [
@@ -123,6 +126,22 @@ export default function goalkeeper(pi: ExtensionAPI) {
   let lastCtx: any;
   const pending = new Map<number, (value: any) => void>();
   const registered = new Set<string>();
+  const token = {};
+  let passive: boolean | undefined;
+
+  function claim(): boolean {
+    if (passive === undefined) {
+      const g: any = globalThis;
+      passive = g[OWNER] !== undefined && g[OWNER] !== token;
+      if (!passive) g[OWNER] = token;
+    }
+    return !passive;
+  }
+
+  function release() {
+    const g: any = globalThis;
+    if (g[OWNER] === token) g[OWNER] = undefined;
+  }
 
   function say(text: string, level: "info" | "warning" | "error" = "info") {
     try {
@@ -296,6 +315,8 @@ export default function goalkeeper(pi: ExtensionAPI) {
 
   for (const name of EVENTS) {
     (pi as any).on(name, async (event: any, ctx: any) => {
+      if (!claim()) return undefined;
+      if (name === "session_shutdown") release();
       if (name !== "session_shutdown") lastCtx = ctx;
       if (name === "session_shutdown" && !child) { shuttingDown = true; return undefined; }
       const decl = await ensure(ctx);
