@@ -310,3 +310,55 @@ def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
     assert result["outcome"] == "closed", (result, pi_case.fake.describe())
     assert result["last_text"].endswith("[PDCA] complete")
     assert any("every gate passes" in n for n in result["notices"]), result
+
+
+# -------------------------------------------------------------------------------------------
+# 6. /goal in Pi; a paused goal asks the user, and "continue" resumes it.
+# -------------------------------------------------------------------------------------------
+CHECK = "import sys\nprint('FAILED test_sum - expected 4, got 5')\nsys.exit(1)\n"
+GIVE_UP = "I cannot find the bug.\n\n[GOAL] blocked: the check's expectation looks wrong"
+
+
+def test_goal_command_runs_the_check_and_a_paused_goal_asks_the_user(pi_case: PiCase) -> None:
+    """`/goal` sets a goal goalkeeper verifies itself: the early stop gets the real failure
+    ([1/3]); the same failure again pauses the goal and asks the user in Pi's UI; answering
+    "Continue" makes the goal active again and sends the agent back with the failure."""
+    (pi_case.proj / "check.py").write_text(CHECK, encoding="utf-8")
+    asked: list[dict[str, Any]] = []
+
+    def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+        asked.append(request)
+        if request.get("method") == "select":
+            options = [str(o) for o in request.get("options") or []]
+            return {"value": next(o for o in options if o.startswith("Continue"))}
+        return None
+
+    pi_case.fake.set_rules(
+        [
+            {"name": "give-up", "when": {"tail_contains": "The user chose to continue the goal"},
+             "reply": [text(GIVE_UP)]},
+            {"name": "retry-same", "when": {"tail_contains": "[1/3]"},
+             "reply": [text("Fixed it, I believe.\n\n[PDCA] check")]},
+            {"name": "early-stop", "when": {"tail_contains": "Goal: `python3 check.py` passes"},
+             "reply": [text("Done, I think.\n\n[PDCA] check")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
+    install(pi_case, env)
+    rpc = pi_case.rpc(env=env, ui_handler=answer)
+    mark = rpc.mark()
+    rpc.prompt("/goal `python3 check.py` passes")
+    rpc.wait_event("agent_start", since=mark, timeout=30)
+    rpc.wait_settled(since=mark, **SETTLE_KW)
+
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert rules == ["early-stop", "retry-same", "give-up"], pi_case.fake.describe()
+    feedback = tails(pi_case)
+    assert "[1/3] `python3 check.py` failed (exit 1)" in feedback[1]
+    assert "FAILED test_sum - expected 4, got 5" in feedback[1]
+    selects = [r for r in asked if r.get("method") == "select"]
+    assert len(selects) == 1 and "goalkeeper paused the goal" in str(selects[0].get("title"))
+    assert "FAILED test_sum" in feedback[2]  # the resumed goal's last failure, sent back
+    goal_md = (pi_case.proj / ".agents" / "goal" / "GOAL.md").read_text(encoding="utf-8")
+    assert "resumed by the user" in goal_md
+    assert "status: blocked" in goal_md and "the check's expectation looks wrong" in goal_md

@@ -293,3 +293,46 @@ def test_a_failing_goal_is_one_more_closing_gate_in_the_same_single_message(
     assert "failing tests 1 → 0" in message, message
     assert "[1/3] `pytest -q` failed (exit 1)" in message, message
     assert "FAILED tests/test_calc.py::test_add" in message, message
+
+
+def test_on_a_host_that_can_ask_a_paused_goal_asks_and_continue_resumes_it(
+    tmp_path: Path, outputs: Outputs
+) -> None:
+    """Pi can ask: the same failure twice pauses the goal and asks continue / back to the plan /
+    stop (stop when nobody answers); "continue" makes the goal active again and continues the
+    agent with the last failure; "plan" continues it towards the plan with the goal paused."""
+    from goalkeeper.core.values import Ask, Choice
+
+    (tmp_path / "tests").mkdir()
+    sup = Supervisor(
+        tmp_path,
+        Config(no_plan="silent", lang="en"),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES | {"ask"},
+        clock=FakeClock(),
+        runner=FakeRunner(outputs),
+    )
+    say_goal(sup)
+    outputs.queue += [(1, FAIL.format(t="0.12")), (1, FAIL.format(t="0.97"))]
+    settle(sup)
+    paused = settle(sup)
+    asks = [a for a in paused if isinstance(a, Ask)]
+    assert kinds(paused) == ["Pause"] and len(asks) == 1
+    assert [answer for answer, _ in asks[0].options] == ["continue", "plan", "stop"]
+    assert asks[0].default == "stop" and "2 more repair rounds" in asks[0].options[0][1]
+
+    nobody = sup.handle([Choice("s", asks[0].key, None)]).actions
+    assert kinds(nobody) == [] and load_goal(tmp_path).goal.status == "blocked"  # type: ignore[union-attr]
+
+    back = sup.handle([Choice("s", asks[0].key, "plan")]).actions
+    assert "go back to the plan" in text(back)
+    assert load_goal(tmp_path).goal.status == "blocked"  # type: ignore[union-attr]
+
+    resumed = sup.handle([Choice("s", asks[0].key, "continue")]).actions
+    assert kinds(resumed) == ["Continue"]
+    assert "FAILED tests/test_calc.py::test_add" in text(resumed)
+    goal = load_goal(tmp_path).goal  # type: ignore[union-attr]
+    assert goal.status == "active" and goal.attempts == 1 and goal.rounds == 3
+    assert goal.progress_log[-1].endswith("resumed by the user; rounds 1 of 3")
+    again = sup.handle([Choice("s", asks[0].key, "continue")]).actions  # not paused any more
+    assert kinds(again) == []

@@ -183,7 +183,7 @@ def resume_command(app: App, as_json: bool) -> int:
     Exit status: 0 when the goal is active (again, or already), 1 when there is no paused
     goal to resume (none, a complete one, or a GOAL.md that cannot be read).
     """
-    from goalkeeper.core.goal import seconds_text_value
+    from goalkeeper.core.goal import resume_update, resumed_rounds
     from goalkeeper.engine.goal_io import iso
     from goalkeeper.store.goalfile import load_goal, update_goal
 
@@ -197,14 +197,11 @@ def resume_command(app: App, as_json: bool) -> int:
         return _report_resumed(goal, "The goal is active already", as_json)
     if goal.status == "complete":
         raise fail("the goal is complete; set a new one: goalkeeper goal set …", 1)
-    rounds = goal.rounds + goal.rounds if goal.attempts >= goal.rounds else goal.rounds
     config = load_config(app.project, relevant_env())
     say = make_say(_lang(config.lang))
+    rounds = resumed_rounds(goal)
     line = say("goal.log.resumed", time=iso(time.time()), attempts=goal.attempts, rounds=rounds)
-    timeout = seconds_text_value(goal.timeout_s)
-    limits = {"rounds": rounds, "timeout_s": timeout, "retries": goal.retries_max}
-    fields = {"status": "active", "blocked_reason": None, "retries": 0, "limits": limits}
-    updated = update_goal(app.project, GoalUpdate(fields, (line,)), now=iso(time.time()))
+    updated = update_goal(app.project, resume_update(goal, line), now=iso(time.time()))
     return _report_resumed(updated, "Goal active again", as_json)
 
 

@@ -92,4 +92,12 @@ MESSAGES: dict[str, str] = {
     "goal.pi.prompt": "Goal: {goal}\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.",
     "goal.pi.none": "goalkeeper: no goal. Set one: /goal <what must be true, e.g. `pytest -q` passes>",
     "goal.pi.status": "goalkeeper goal ({path}): {objective} — {status}; repair rounds used {attempts} of {rounds}; acceptance criteria {done} of {total} ticked.",
+    # -- a paused goal: the user's choice where the host can ask (Pi) ----------------------------
+    "goal.ask.title": "goalkeeper paused the goal: {objective}. What next?",
+    "goal.ask.continue": "Continue: {rounds} more repair rounds",
+    "goal.ask.plan": "Back to the plan: leave the goal paused",
+    "goal.ask.stop": "Stop here",
+    "goal.choice.continue": "The user chose to continue the goal ({objective}) with {rounds} more repair rounds. The last failure was: {line}. Try a different fix than last time, then stop: goalkeeper runs `{commands}` again.",
+    "goal.choice.plan": "The user chose to leave the goal paused and go back to the plan. Pick the next open item of the plan and work on it; the goal stays in {path} for later.",
+    "goal.choice.stop": "goalkeeper: the goal stays paused. Resume it any time with `goalkeeper goal resume` (or /goal in Pi).",
 }

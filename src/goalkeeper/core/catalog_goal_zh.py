@@ -67,4 +67,12 @@ MESSAGES: dict[str, str] = {
     "goal.pi.prompt": "目标：{goal}\n\n一直工作到这个目标达成。goalkeeper 把它记在 .agents/goal/GOAL.md，每次停止时运行它的验证，并告诉你还有什么没通过。",
     "goal.pi.none": "goalkeeper：没有目标。设定一个：/goal <必须成立的事，例如 `pytest -q` 通过>",
     "goal.pi.status": "goalkeeper 目标（{path}）：{objective} —— {status}；已用修复轮次 {attempts}/{rounds}；验收标准已勾 {done}/{total}。",
+    # -- 暂停的目标：宿主能提问时（Pi）由用户选择 ----------------------------------------------------
+    "goal.ask.title": "goalkeeper 已暂停目标：{objective}。接下来怎么做？",
+    "goal.ask.continue": "继续：再给 {rounds} 轮修复",
+    "goal.ask.plan": "回到计划：目标保持暂停",
+    "goal.ask.stop": "到此为止",
+    "goal.choice.continue": "用户选择继续目标（{objective}），再给 {rounds} 轮修复。上一次的失败是：{line}。换一种和上次不同的修法，然后停下：goalkeeper 会再次运行 `{commands}`。",
+    "goal.choice.plan": "用户选择让目标保持暂停、回到计划。挑计划里下一个未完成的项去做；目标留在 {path} 里以后再说。",
+    "goal.choice.stop": "goalkeeper：目标保持暂停。随时可以用 `goalkeeper goal resume`（或 Pi 中的 /goal）继续。",
 }

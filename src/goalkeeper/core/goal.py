@@ -313,6 +313,22 @@ def seconds_text_value(seconds: float) -> int | float:
     return int(seconds) if float(seconds).is_integer() else seconds
 
 
+def resume_update(goal: Goal, log_line: str) -> GoalUpdate:
+    """Resume a paused goal, counting on: the rounds used stay, and a goal paused at its round
+    limit gets as many rounds again (``goalkeeper goal resume``, and "continue" on Pi)."""
+    limits = {
+        "rounds": resumed_rounds(goal),
+        "timeout_s": seconds_text_value(goal.timeout_s),
+        "retries": goal.retries_max,
+    }
+    fields = {"status": "active", "blocked_reason": None, "retries": 0, "limits": limits}
+    return GoalUpdate(fields, (log_line,))
+
+
+def resumed_rounds(goal: Goal) -> int:
+    return goal.rounds + goal.rounds if goal.attempts >= goal.rounds else goal.rounds
+
+
 def _int_or_none(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
         return None

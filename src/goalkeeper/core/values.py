@@ -97,7 +97,26 @@ class Settled:
     activity: Activity = Activity()
 
 
-Event = SessionStart | UserPrompt | BeforeAgentStart | ToolCall | ToolResult | TurnEnd | Settled
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The user's answer to an ``Ask``: one of its answer ids, or None when nobody answered in
+    time (or there was no one to ask), which means the question's safe default."""
+
+    session_id: str
+    key: str
+    answer: str | None
+
+
+Event = (
+    SessionStart
+    | UserPrompt
+    | BeforeAgentStart
+    | ToolCall
+    | ToolResult
+    | TurnEnd
+    | Settled
+    | Choice
+)
 
 # ---------------------------------------------------------------------------------------------
 # Actions
@@ -262,6 +281,20 @@ class Retry:
 
 
 @dataclass(frozen=True, slots=True)
+class Ask:
+    """A question for the user with a few answers, on a host that can show one and wait
+    (Pi's ``ctx.ui.select``); the answer comes back as a ``Choice`` event with ``key``. When
+    nobody answers within ``timeout_s`` the ``default`` holds, so it must be the safe one."""
+
+    key: str
+    title: str
+    options: tuple[tuple[str, str], ...]
+    """(answer id, label shown), in the order shown."""
+    default: str
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """Append an entry to the session journal (for ``goalkeeper status`` and post-mortems)."""
 
@@ -282,10 +315,13 @@ Action = (
     | SetGoal
     | WriteGoal
     | Retry
+    | Ask
     | Record
 )
 
-Capability = Literal["continue", "advise", "follow_up", "block", "notify", "compact", "schedule"]
+Capability = Literal[
+    "continue", "advise", "follow_up", "block", "notify", "compact", "schedule", "ask"
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
     Action,
     Advise,
+    Ask,
     Block,
     Close,
     Compact,
@@ -69,6 +70,7 @@ def merge_actions(
     writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal)]
     retries = [a for a in actions if isinstance(a, Retry)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
+    asks = [a for a in actions if isinstance(a, Ask)]
 
     out: list[Action] = []
     if blocks:
@@ -98,6 +100,7 @@ def merge_actions(
     if later and follow_up:
         out.append(Advise("\n\n".join(later), "next_turn"))
         later = []
+    out.extend(asks[:1])  # one question at a time
     seen: set[str] = set()
     for note in notes:
         if note.text not in seen:

@@ -28,7 +28,9 @@ from goalkeeper.core.markers import parse_goal_blocked
 from goalkeeper.core.values import (
     Action,
     Advise,
+    Ask,
     BeforeAgentStart,
+    Choice,
     Close,
     Continue,
     Event,
@@ -87,6 +89,8 @@ class GoalGuard:
     def on_event(self, event: Event, state: GoalState, ctx: Context) -> Verdict[GoalState]:
         if isinstance(event, UserPrompt):
             return on_user_prompt(event, state, ctx)
+        if isinstance(event, Choice):
+            return on_choice(event, state, ctx)
         if isinstance(event, BeforeAgentStart | SessionStart):
             goal = _active(ctx)
             return Verdict((Advise(render_goal_anchors(goal, ctx)),) if goal else ())
@@ -189,7 +193,8 @@ def _failed(
             (say("goal.log.same", time=now, command=run.command, line=line),),
         )
         pause = Pause(say("goal.blocked_same", command=run.command, line=line))
-        return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "same"})), s)
+        record = Record("goal_blocked", {"why": "same"})
+        return Verdict((WriteGoal(update), pause, record, *_ask(goal, ctx)), s)
     attempts = goal.attempts + 1
     failure = {
         "command": run.command,
@@ -206,7 +211,8 @@ def _failed(
         pause = Pause(
             say("goal.blocked_limit", rounds=goal.rounds, command=run.command, result=result)
         )
-        return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "limit"})), s)
+        record = Record("goal_blocked", {"why": "limit"})
+        return Verdict((WriteGoal(update), pause, record, *_ask(goal, ctx)), s)
     log = say(
         "goal.log.failed",
         time=now,
@@ -283,6 +289,55 @@ def _passed(
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
     return Verdict((WriteGoal(update), passed, close, Record("goal_complete", {})), s)
+
+
+ASK_KEY = "goal.blocked"
+ASK_TIMEOUT_S = 120.0
+
+
+def _ask(goal: Goal, ctx: Context) -> tuple[Action, ...]:
+    """Where the host can ask (Pi), a paused goal asks the user: continue, back to the plan, or
+    stop. Nobody answering means stop: the pause stands, which is the safe default."""
+    if "ask" not in ctx.capabilities:
+        return ()
+    from goalkeeper.core.goal import resumed_rounds
+
+    say = ctx.say
+    more_rounds = resumed_rounds(goal) - goal.attempts
+    options = (
+        ("continue", say("goal.ask.continue", rounds=more_rounds)),
+        ("plan", say("goal.ask.plan")),
+        ("stop", say("goal.ask.stop")),
+    )
+    title = say("goal.ask.title", objective=goal.objective)
+    return (Ask(ASK_KEY, title, options, "stop", ASK_TIMEOUT_S),)
+
+
+def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """The user's answer to ``_ask``. Only a goal that is still paused is acted on."""
+    doc = ctx.goal
+    goal = doc.goal if doc is not None else None
+    if ev.key != ASK_KEY or goal is None or doc is None or goal.status != "blocked":
+        return Verdict()
+    from goalkeeper.core.goal import resume_update, resumed_rounds
+    from goalkeeper.core.verify import failure_headline
+
+    say, now = ctx.say, _iso(ctx.now)
+    record = Record("goal_choice", {"answer": ev.answer})
+    if ev.answer == "continue":
+        rounds = resumed_rounds(goal)
+        line = say("goal.log.resumed", time=now, attempts=goal.attempts, rounds=rounds)
+        text = say(
+            "goal.choice.continue",
+            objective=goal.objective,
+            rounds=rounds - goal.attempts,
+            line=failure_headline(goal.last_failure.tail or "") or "-",
+            commands=", ".join(goal.verify),
+        )
+        return Verdict((WriteGoal(resume_update(goal, line)), Continue(text), record), s)
+    if ev.answer == "plan":
+        return Verdict((Continue(say("goal.choice.plan", path=doc.path)), record), s)
+    return Verdict((Notify(say("goal.choice.stop")), record), s)
 
 
 def _honest_exit(

@@ -23,6 +23,7 @@ from goalkeeper.core.messages import Lang, render
 from goalkeeper.core.values import (
     Action,
     BeforeAgentStart,
+    Choice,
     Event,
     Notify,
     SessionSource,
@@ -188,6 +189,11 @@ class Bridge:
             )
         elif name == "agent_settled" and data.get("aborted") is True:
             self._settle(RunEnd("aborted"), ctx, can_continue=False)
+        elif name == "choice":
+            key, answer = data.get("key"), data.get("answer")
+            if isinstance(key, str):
+                choice = Choice(sid, key, answer if isinstance(answer, str) else None)
+                self._run([choice], name)
         return None
 
     def _before_agent_start(self, sid: str) -> dict[str, Any] | None:

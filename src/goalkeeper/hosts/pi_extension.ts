@@ -29,6 +29,7 @@ const EVENTS = [
   "before_agent_start", "agent_start", "agent_end", "agent_before_settle", "agent_settled",
   "turn_end", "tool_call",
 ];
+// Not a Pi event: the extension's report of the user's answer to an "ask" action.
 
 type Declaration = {
   tools: { name: string; label: string; description: string; promptSnippet?: string; parameters: unknown; timeoutMs: number }[];
@@ -261,6 +262,9 @@ export default function goalkeeper(pi: ExtensionAPI) {
         case "notify":
           say(String(a.text), a.level ?? "info");
           break;
+        case "ask":
+          ask(a);
+          break;
         case "compact":
           lastCtx.compact({
             customInstructions: a.instructions,
@@ -272,6 +276,20 @@ export default function goalkeeper(pi: ExtensionAPI) {
     } catch (e) {
       process.stderr.write(`goalkeeper: could not apply ${a.action}: ${e}\n`);
     }
+  }
+
+  // A question for the user; no UI (print mode) or no answer in time means the safe default.
+  function ask(a: any) {
+    const labels: string[] = Array.isArray(a.labels) ? a.labels.map(String) : [];
+    const answers: string[] = Array.isArray(a.answers) ? a.answers.map(String) : [];
+    const report = (label: unknown) => {
+      const i = typeof label === "string" ? labels.indexOf(label) : -1;
+      post({ kind: "event", name: "choice", event: { key: a.key, answer: i >= 0 ? answers[i] : null }, ctx: {} });
+    };
+    const ctx = lastCtx;
+    if (!ctx?.hasUI) { report(undefined); return; }
+    Promise.resolve(ctx.ui.select(String(a.title), labels, { timeout: Number(a.timeoutMs) || 60_000 }))
+      .then(report, () => report(undefined));
   }
 
   function registerFrom(decl: Declaration) {

@@ -20,6 +20,7 @@ from goalkeeper.core.values import (
     Action,
     Activity,
     Advise,
+    Ask,
     Block,
     Capability,
     Close,
@@ -36,7 +37,7 @@ from goalkeeper.hosts.pi_protocol import PROTOCOL, PiContext
 
 HOST = "pi"
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"continue", "advise", "follow_up", "block", "notify", "compact", "schedule"}
+    {"continue", "advise", "follow_up", "block", "notify", "compact", "schedule", "ask"}
 )
 TODO_TOOL = "todo"
 OWN_TOOLS = (TODO_TOOL,)
@@ -59,6 +60,8 @@ FORWARD = (
     "turn_end",
     "tool_call",
 )
+"""Pi's events goalkeeper wants. The extension also sends ``choice`` events of its own: the
+user's answer to an ``ask`` action."""
 _SOURCES: dict[str, SessionSource] = {
     "startup": "startup",
     "reload": "resume",
@@ -179,6 +182,18 @@ def translate(event: str, actions: Sequence[Action], *, can_continue: bool) -> A
             out.append({"action": "notify", "text": action.summary, "level": "info"})
         elif isinstance(action, Retry):
             retry = action
+        elif isinstance(action, Ask):
+            out.append(
+                {
+                    "action": "ask",
+                    "key": action.key,
+                    "title": action.title,
+                    "answers": [answer for answer, _ in action.options],
+                    "labels": [label for _, label in action.options],
+                    "default": action.default,
+                    "timeoutMs": int(action.timeout_s * 1000),
+                }
+            )
     return Answer(result or None, tuple(out), tuple(advice), static, retry)
 
 
