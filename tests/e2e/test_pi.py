@@ -362,3 +362,34 @@ def test_goal_command_runs_the_check_and_a_paused_goal_asks_the_user(pi_case: Pi
     goal_md = (pi_case.proj / ".agents" / "goal" / "GOAL.md").read_text(encoding="utf-8")
     assert "resumed by the user" in goal_md
     assert "status: blocked" in goal_md and "the check's expectation looks wrong" in goal_md
+
+
+# -------------------------------------------------------------------------------------------
+# 7. Context pressure: goalkeeper compacts through Pi itself, then continues.
+# -------------------------------------------------------------------------------------------
+def test_a_full_context_is_compacted_by_pi_then_the_agent_continues(pi_case: PiCase) -> None:
+    """The model's usage says the context is 82% full (of the model's own 128k window, as Pi
+    reports it): goalkeeper has Pi compact with its instructions, and only then continues."""
+    (pi_case.proj / "plan").mkdir()
+    (pi_case.proj / "plan" / "calc.md").write_text(PLAN, encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "after", "when": {"has_tools": True, "tail_contains": "Next: [PDCA] check"},
+             "reply": [text("Checked.\n\n[PDCA] check")]},
+            {"name": "heavy", "when": {"has_tools": True, "tail_contains": "Work on the calculator"},
+             "usage": {"prompt_tokens": 105_000},
+             "reply": [text("Working.\n\n[PDCA] do")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_MAX_CONTINUATIONS="1")
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+    rpc.prompt("Work on the calculator.")
+    rpc.wait_settled(**SETTLE_KW)
+    rpc.wait_event(lambda e: any("max_continuations" in n for n in notices(rpc)), timeout=30)
+
+    requests = pi_case.fake.chat_requests()
+    rules = [r.get("rule") or r.get("note") for r in requests]
+    assert rules == ["heavy", "no tools: default summary", "after"], pi_case.fake.describe()
+    summary_request = json.dumps(requests[1]["body"])
+    assert "Keep the plan path, the objective" in summary_request  # goalkeeper's instructions

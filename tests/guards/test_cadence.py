@@ -253,6 +253,19 @@ def test_context_above_compact_at_compacts_where_the_host_can() -> None:
     assert kinds(verdict) == ["Compact", "Continue"]
 
 
+def test_the_hosts_own_context_window_decides_when_it_reports_one() -> None:
+    """Pi reports the model's window (128k): 105k tokens is 82% there, though only 52% of the
+    configured 200k; without a reported window the configured one counts."""
+    ctx = context(PLAN, capabilities=ALL_CAPABILITIES)
+    reported = Activity(1, 105_000, context_window=128_000)
+    assert kinds(settle(CadenceState(), "[PDCA] do", activity=reported, ctx=ctx)) == [
+        "Compact",
+        "Continue",
+    ]
+    configured = Activity(1, 105_000)
+    assert kinds(settle(CadenceState(), "[PDCA] do", activity=configured, ctx=ctx)) == ["Continue"]
+
+
 def test_large_session_pauses_and_suggests_a_new_one() -> None:
     """A transcript above session_mb pauses with the way forward."""
     verdict = settle(CadenceState(), "[PDCA] do", activity=Activity(1, None, 60 * 1024 * 1024))

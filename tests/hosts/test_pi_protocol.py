@@ -65,6 +65,7 @@ def test_hello_carries_its_body_and_context() -> None:
             idle=False,
             pending=True,
             context_tokens=1234,
+            context_window=200000,
         ),
         wants_reply=True,
     )
@@ -250,6 +251,7 @@ def test_ctx_reads_every_field() -> None:
         idle=False,
         pending=True,
         context_tokens=1234,
+        context_window=200000,
         stale=False,
     )
 

@@ -84,6 +84,15 @@ class Activity:
     session_bytes: int | None = None
     long_wait: bool | None = None
     """A subagent or a long shell command was started (the todos guard's wait-gap advice)."""
+    context_window: int | None = None
+    """The model's context window as the host knows it (Pi does); else the configured one."""
+
+    def context_ratio(self, configured_window: int) -> float | None:
+        """How full the context is (0..1+), or None when the host did not measure it."""
+        if self.context_tokens is None:
+            return None
+        window = self.context_window or configured_window
+        return self.context_tokens / window if window > 0 else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -221,10 +221,9 @@ def _context_pressure(
     ev: Settled, s: CadenceState, ctx: Context
 ) -> tuple[str, tuple[Action, ...], CadenceState]:
     """Above ``compact_at``: compact where the host can, else ask once to save state first."""
-    tokens = ev.activity.context_tokens
-    if tokens is None:
+    ratio = ev.activity.context_ratio(ctx.config.context_window)
+    if ratio is None:
         return "", (), s
-    ratio = tokens / ctx.config.context_window
     if ratio < ctx.config.compact_at:
         return "", (), replace(s, context_warned=False) if s.context_warned else s
     if s.context_warned:

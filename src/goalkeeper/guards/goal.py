@@ -413,10 +413,9 @@ def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, .
 def _context_pressure(
     ev: Settled, s: GoalState, doc: GoalDoc, ctx: Context
 ) -> tuple[str, GoalState]:
-    tokens = ev.activity.context_tokens
-    if tokens is None:
+    ratio = ev.activity.context_ratio(ctx.config.context_window)
+    if ratio is None:
         return "", s
-    ratio = tokens / ctx.config.context_window
     if ratio < ctx.config.compact_at:
         return "", replace(s, context_warned=False)
     if s.context_warned:

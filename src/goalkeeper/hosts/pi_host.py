@@ -118,7 +118,11 @@ def settled_event(
         last_text,
         aborted=outcome == "aborted",
         error=(error or "error") if outcome == "error" else None,
-        activity=Activity(context_tokens=ctx.context_tokens, session_bytes=_size(ctx.session_file)),
+        activity=Activity(
+            context_tokens=ctx.context_tokens,
+            session_bytes=_size(ctx.session_file),
+            context_window=ctx.context_window,
+        ),
     )
 
 

@@ -54,6 +54,7 @@ class PiContext:
     idle: bool | None = None
     pending: bool | None = None
     context_tokens: int | None = None
+    context_window: int | None = None
     stale: bool = False
 
 
@@ -123,6 +124,7 @@ def parse_ctx(raw: object) -> PiContext:
         return PiContext()
     usage = raw.get("usage")
     tokens = usage.get("tokens") if isinstance(usage, dict) else None
+    window = usage.get("contextWindow") if isinstance(usage, dict) else None
     return PiContext(
         cwd=_str(raw.get("cwd")),
         session_id=_str(raw.get("sessionId")),
@@ -130,7 +132,8 @@ def parse_ctx(raw: object) -> PiContext:
         has_ui=raw.get("hasUI") is True,
         idle=raw.get("idle") if isinstance(raw.get("idle"), bool) else None,
         pending=raw.get("pending") if isinstance(raw.get("pending"), bool) else None,
-        context_tokens=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+        context_tokens=_count(tokens),
+        context_window=_count(window),
         stale=raw.get("stale") is True,
     )
 
@@ -150,6 +153,10 @@ def error(ident: int | None, message: str) -> bytes:
 def encode(message: dict[str, Any]) -> bytes:
     """One line. ``ensure_ascii`` escapes U+2028/U+2029 too, so no reader splits a message."""
     return (json.dumps({"v": PROTOCOL, **message}, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _str(value: object) -> str | None:
