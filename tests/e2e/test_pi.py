@@ -376,7 +376,7 @@ def test_a_full_context_is_compacted_by_pi_then_the_agent_continues(pi_case: PiC
         [
             {"name": "after", "when": {"has_tools": True, "tail_contains": "Next: [PDCA] check"},
              "reply": [text("Checked.\n\n[PDCA] check")]},
-            {"name": "heavy", "when": {"has_tools": True, "tail_contains": "Work on the calculator"},
+            {"name": "heavy", "when": {"has_tools": True, "tail_contains": "Work on the calc"},
              "usage": {"prompt_tokens": 105_000},
              "reply": [text("Working.\n\n[PDCA] do")]},
         ]
