@@ -297,6 +297,8 @@ def test_complete_with_every_gate_passing_closes(pi: Pi) -> None:
     [note] = actions(lines, "notify")
     assert note["level"] == "info"
     assert "every gate passes" in note["text"]
+    [entry] = actions(lines, "appendEntry")  # the session file records the close, not the model
+    assert entry["customType"] == "goalkeeper" and "closed" in entry["data"]
 
 
 def test_complete_with_open_gates_is_refused(pi: Pi) -> None:

@@ -265,6 +265,12 @@ export default function goalkeeper(pi: ExtensionAPI) {
         case "ask":
           ask(a);
           break;
+        case "appendEntry":
+          pi.appendEntry(String(a.customType ?? CUSTOM_TYPE), a.data);
+          break;
+        case "setActiveTools":
+          if (Array.isArray(a.tools)) pi.setActiveTools(a.tools.map(String));
+          break;
         case "compact":
           lastCtx.compact({
             customInstructions: a.instructions,

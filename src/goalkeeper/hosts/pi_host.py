@@ -28,6 +28,7 @@ from goalkeeper.core.values import (
     Continue,
     Notify,
     Pause,
+    Record,
     Reply,
     Retry,
     SessionSource,
@@ -62,6 +63,9 @@ FORWARD = (
 )
 """Pi's events goalkeeper wants. The extension also sends ``choice`` events of its own: the
 user's answer to an ``ask`` action."""
+MILESTONES = frozenset({"closed", "capped", "goal_complete", "goal_blocked", "goal_choice"})
+"""Journal records also written into the Pi session (``appendEntry``, never sent to the model),
+so the session file itself tells when goalkeeper closed, paused or resumed the work."""
 _SOURCES: dict[str, SessionSource] = {
     "startup": "startup",
     "reload": "resume",
@@ -186,6 +190,14 @@ def translate(event: str, actions: Sequence[Action], *, can_continue: bool) -> A
             out.append({"action": "notify", "text": action.summary, "level": "info"})
         elif isinstance(action, Retry):
             retry = action
+        elif isinstance(action, Record) and action.kind in MILESTONES:
+            out.append(
+                {
+                    "action": "appendEntry",
+                    "customType": CUSTOM_TYPE,
+                    "data": {action.kind: action.data},
+                }
+            )
         elif isinstance(action, Ask):
             out.append(
                 {
