@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -393,3 +394,31 @@ def test_a_full_context_is_compacted_by_pi_then_the_agent_continues(pi_case: PiC
     assert rules == ["heavy", "no tools: default summary", "after"], pi_case.fake.describe()
     summary_request = json.dumps(requests[1]["body"])
     assert "Keep the plan path, the objective" in summary_request  # goalkeeper's instructions
+
+
+def test_an_installed_copy_and_pi_runs_copy_serve_the_session_once(pi_case: PiCase) -> None:
+    """With goalkeeper installed and `pi run` loading it again with -e, one copy serves the
+    session: one bridge process, one refusal, not two."""
+    (pi_case.proj / "plan").mkdir()
+    (pi_case.proj / "plan" / "calc.md").write_text(PLAN, encoding="utf-8")
+    pi_case.fake.set_rules(
+        [
+            {"name": "after-refusal", "when": {"tail_contains": REFUSAL},
+             "reply": [text("Still open.\n\n[PDCA] do")]},
+            {"name": "complete", "reply": [text("All done.\n\n[PDCA] complete")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_MAX_CONTINUATIONS="1")
+    install(pi_case, env)
+    proc = pi_run(pi_case, "Fix the calculator.", env)
+    assert proc.returncode == 1, proc.stderr
+    session = json.loads(proc.stdout)["session"]
+    assert [r.get("rule") for r in pi_case.fake.chat_requests()] == ["complete", "after-refusal"]
+    db = sqlite3.connect(pi_case.proj / ".goalkeeper" / "state.db")
+    try:
+        hellos = db.execute(
+            "SELECT COUNT(*) FROM journal WHERE kind = 'host' AND session_id = ?", (session,)
+        ).fetchone()[0]
+    finally:
+        db.close()
+    assert hellos == 1
