@@ -379,6 +379,19 @@ def test_pyproject_inline_tool_table_applies(tmp_path: Path) -> None:
     assert load_config(tmp_path).stuck == 5
 
 
+def test_catalog_setting_is_a_path_and_empty_means_builtin(tmp_path: Path) -> None:
+    """``catalog`` names a user workflow catalog; empty (the default) keeps the built-in one."""
+    assert Config().catalog == ""
+    _own(tmp_path, 'catalog = " workflows/mine.json "\n')
+    assert load_config(tmp_path).catalog == "workflows/mine.json"
+    assert load_config(tmp_path, env={"GOALKEEPER_CATALOG": ""}).catalog == ""
+    config = load_config(tmp_path, overrides={"catalog": 3})
+    assert config.catalog == "workflows/mine.json"
+    assert config.warnings == (
+        "command line: catalog=3 is invalid (expected a path); using 'workflows/mine.json'",
+    )
+
+
 ANY_VALUE = st.one_of(
     st.none(),
     st.booleans(),

@@ -74,6 +74,10 @@ class Config:
     """The project's test command; inferred from the project files when not set."""
     evidence_timeout_s: float = 120.0
     """Timeout of a re-run evidence command; a timeout counts as a failure."""
+    catalog: str = ""
+    """A user workflow catalog (a JSON file, relative to the project); empty: built-in only.
+    It extends or overrides the built-in catalog; its procedure texts live in procedures/ next
+    to it. Check it with ``goalkeeper catalog check``."""
     warnings: tuple[str, ...] = ()
 
     @property
@@ -219,6 +223,10 @@ def _alias_names() -> dict[str, str]:
 def _coerce(name: str, raw: object, default: object) -> object:
     if name == "evidence_commands":
         return _to_commands(raw)
+    if name == "catalog":
+        if not isinstance(raw, str):
+            raise ValueError("expected a path")
+        return raw.strip()  # empty is valid: the built-in catalog alone
     if name == "test_command":
         if not isinstance(raw, str) or not raw.strip():
             raise ValueError("expected a command")

@@ -97,6 +97,7 @@ def _register_commands() -> None:
         return
     from goalkeeper.cli import (
         bridge,
+        catalog_cmd,
         config_cmd,
         demo,
         gates,
@@ -127,6 +128,7 @@ def _register_commands() -> None:
         demo,
         server,
         config_cmd,
+        catalog_cmd,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
