@@ -422,3 +422,42 @@ def test_an_installed_copy_and_pi_runs_copy_serve_the_session_once(pi_case: PiCa
     finally:
         db.close()
     assert hellos == 1
+
+
+# -------------------------------------------------------------------------------------------
+# 8. Workflow routes through Pi's own tools (declared by Python, registered by the extension).
+# -------------------------------------------------------------------------------------------
+def test_a_workflow_runs_through_the_tools_goalkeeper_declares(pi_case: PiCase) -> None:
+    """The model starts hard-bug with the `workflow` tool, is refused an illegal transition with
+    the allowed list, moves to implement and completes; each result reaches the model."""
+    pi_case.fake.set_rules(
+        [
+            {"name": "wrap-up", "when": {"last_is_tool_result": True,
+                                         "tail_contains": "Persistent active state cleared"},
+             "reply": [text("Fixed and complete.")]},
+            {"name": "complete", "when": {"last_is_tool_result": True,
+                                          "tail_contains": "transitioned to implement"},
+             "reply": [tool("workflow_active", action="complete")]},
+            {"name": "legal", "when": {"last_is_tool_result": True,
+                                       "tail_contains": "Cannot transition hard-bug"},
+             "reply": [tool("workflow_active", action="transition", target="implement")]},
+            {"name": "illegal", "when": {"last_is_tool_result": True,
+                                         "tail_contains": 'source="procedure/diagnosing-bugs"'},
+             "reply": [tool("workflow_active", action="transition", target="handoff")]},
+            {"name": "start", "when": {"tail_contains": "The login redirect loops"},
+             "reply": [tool("workflow", mode="workflow", route="hard-bug")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
+    install(pi_case, env)
+    rpc = start(pi_case, env)
+    rpc.prompt("The login redirect loops.")
+    rpc.wait_settled(**SETTLE_KW)
+
+    requests = pi_case.fake.chat_requests()
+    assert [r.get("rule") for r in requests] == ["start", "illegal", "legal", "complete", "wrap-up"]
+    offered = [t.get("function", {}).get("name") for t in requests[0]["body"].get("tools") or []]
+    assert {"workflow", "workflow_active", "workflow_ask", "todo"} <= set(offered)
+    assert "Allowed next procedures: implement, code-review" in tool_outputs(requests[2])[-1]
+    assert 'source="procedure/implement"' in tool_outputs(requests[3])[-1]
+    assert "completed. Persistent active state cleared" in tool_outputs(requests[4])[-1]

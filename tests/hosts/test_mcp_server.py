@@ -60,7 +60,7 @@ def test_todo_tool_over_mcp_gates_and_applies(tmp_path: Path) -> None:
         ],
         GOALKEEPER_SESSION="sess-mcp",
     )
-    assert tools == ["todo"]
+    assert tools == ["todo", "workflow", "workflow_active", "workflow_ask"]
     (created_error, created), (refused_error, refused), (done_error, _), (_, listed) = results
     assert not created_error and json.loads(created)["task"]["id"] == 1
     assert (

@@ -163,7 +163,8 @@ def test_hello_declares_the_tool_the_command_and_the_events(pi: Pi) -> None:
     assert len(lines) == 1
     decl = pi.result(lines)
     assert decl["protocol"] == 1 and decl["host"] == "pi"
-    [tool] = decl["tools"]
+    tool, *workflow_tools = decl["tools"]
+    assert [t["name"] for t in workflow_tools] == ["workflow", "workflow_active", "workflow_ask"]
     assert tool["name"] == "todo"
     assert "session" not in tool["parameters"]["properties"]
     assert tool["parameters"]["required"] == ["action"]

@@ -16,6 +16,8 @@ from goalkeeper.core import (
     catalog_goal_zh,
     catalog_todos_en,
     catalog_todos_zh,
+    catalog_workflow_en,
+    catalog_workflow_zh,
     catalog_zh,
 )
 from goalkeeper.core.plan import detect_lang
@@ -25,8 +27,18 @@ LangSetting = Literal["auto", "en", "zh"]
 
 # One catalog per language, assembled from one module per concern (cadence, todos, …).
 CATALOGS: dict[Lang, dict[str, str]] = {
-    "en": {**catalog_en.MESSAGES, **catalog_todos_en.MESSAGES, **catalog_goal_en.MESSAGES},
-    "zh": {**catalog_zh.MESSAGES, **catalog_todos_zh.MESSAGES, **catalog_goal_zh.MESSAGES},
+    "en": {
+        **catalog_en.MESSAGES,
+        **catalog_todos_en.MESSAGES,
+        **catalog_goal_en.MESSAGES,
+        **catalog_workflow_en.MESSAGES,
+    },
+    "zh": {
+        **catalog_zh.MESSAGES,
+        **catalog_todos_zh.MESSAGES,
+        **catalog_goal_zh.MESSAGES,
+        **catalog_workflow_zh.MESSAGES,
+    },
 }
 
 

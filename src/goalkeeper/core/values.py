@@ -193,9 +193,13 @@ class Close:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """The result of a tool goalkeeper itself provides (the ``todo`` tool)."""
+    """The result of a tool goalkeeper itself provides (``todo``, the workflow tools)."""
 
     data: dict[str, object]
+    """Structured result: what the model reads when there is no ``text``, and the result's
+    details (kept by hosts that keep them, e.g. Pi's tool-result ``details``)."""
+    text: str | None = None
+    """What the model reads, when it is prose (a procedure) rather than data."""
 
 
 @dataclass(frozen=True, slots=True)

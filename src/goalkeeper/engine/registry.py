@@ -13,8 +13,9 @@ from goalkeeper.guards.cadence import CadenceGuard
 from goalkeeper.guards.goal import GoalGuard
 from goalkeeper.guards.spec import Guard, Registry
 from goalkeeper.guards.todos import TodosGuard
+from goalkeeper.guards.workflow import WorkflowGuard
 
-BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, GoalGuard, TodosGuard)
+BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, GoalGuard, TodosGuard, WorkflowGuard)
 
 
 def build_registry(config: Config) -> Registry:

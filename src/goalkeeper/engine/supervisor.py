@@ -64,6 +64,7 @@ class Supervisor:
         clock: Clock | None = None,
         registry: Registry | None = None,
         runner: Runner | None = None,
+        tool_names: Mapping[str, str] | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -73,6 +74,13 @@ class Supervisor:
         self.clock = clock or SystemClock()
         self.registry = registry or build_registry(config)
         self.runner = runner or SubprocessRunner()
+        self.tool_names = dict(tool_names or {})
+
+    def procedures(self) -> Any:
+        """The workflow catalog and its reader (cached by file stamps in the store layer)."""
+        from goalkeeper.store.catalog_files import load_catalog
+
+        return load_catalog(self.project, self.config.catalog)
 
     def handle(
         self, events: Sequence[Event], *, host_state: Mapping[str, Any] | None = None
@@ -125,7 +133,18 @@ class Supervisor:
             if facts is None and final:
                 facts = Facts()
             goal = load_goal(self.project)
-            ctx = Context(now, self.config, say, lang, doc, self.capabilities, facts, goal)
+            ctx = Context(
+                now,
+                self.config,
+                say,
+                lang,
+                doc,
+                self.capabilities,
+                facts,
+                goal,
+                procedures=self.procedures,
+                tool_names=self.tool_names,
+            )
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
             }

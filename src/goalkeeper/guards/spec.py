@@ -9,8 +9,8 @@ guards from ``goalkeeper.guards`` entry points pass the same ``register`` check.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from goalkeeper.config import Config
@@ -36,6 +36,12 @@ class Context:
     """What the engine gathered after this guard asked with ``Inspect`` (else None)."""
     goal: GoalDoc | None = None
     """The project's GOAL.md, when there is one."""
+    procedures: Callable[[], Any] | None = None
+    """The workflow catalog and a reader of its procedure texts (``store.catalog_files``),
+    loaded on first use: most events never need it."""
+    tool_names: Mapping[str, str] = field(default_factory=dict)
+    """How the host names goalkeeper's tools (Claude Code: ``mcp__goalkeeper__workflow``);
+    a tool not listed keeps its own name."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,8 +45,14 @@ HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFa
 """The events ``goalkeeper install claude`` registers."""
 TODO_TOOL = "mcp__goalkeeper__todo"
 """goalkeeper's own todo tool as Claude Code names it (MCP server "goalkeeper", tool "todo")."""
+OWN_TOOL_PREFIX = "mcp__goalkeeper__"
+"""goalkeeper's MCP tools (todo, workflow, workflow_active, workflow_ask) as Claude Code names
+them: the PreToolUse hook hands each the session id it belongs to."""
+TOOL_NAMES = {
+    n: OWN_TOOL_PREFIX + n for n in ("todo", "workflow", "workflow_active", "workflow_ask")
+}
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
-PRE_TOOL_MATCHER = "^(mcp__goalkeeper__todo|TodoWrite|TaskUpdate)$"
+PRE_TOOL_MATCHER = "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate)$"
 """The tools goalkeeper's PreToolUse hook is registered for (an anchored regular expression)."""
 DOCUMENTED_EVENTS = frozenset(
     (
@@ -186,7 +192,9 @@ def _answer(
 
     from goalkeeper.engine.supervisor import Supervisor
 
-    supervisor = Supervisor(project, config, host=HOST, capabilities=CAPABILITIES, clock=clock)
+    supervisor = Supervisor(
+        project, config, host=HOST, capabilities=CAPABILITIES, clock=clock, tool_names=TOOL_NAMES
+    )
     try:
         stored = _peek_host_state(supervisor, hook.session_id)
         events, host_state = to_events(hook, stored, config)
@@ -207,7 +215,7 @@ def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
     """goalkeeper's own todo tool runs in its MCP server, which cannot see the session id:
     hand it over in the call (``updatedInput``) and let the call through (the server applies
     every gate). Any other tool: no opinion."""
-    if hook.tool_name != TODO_TOOL:
+    if not (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
         return {}
     updated = {**(hook.tool_input or {}), "session": hook.session_id}
     return {

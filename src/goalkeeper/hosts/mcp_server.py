@@ -25,6 +25,9 @@ from goalkeeper.store.db import Store
 
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
+WORKFLOW_TOOLS = ("workflow", "workflow_active", "workflow_ask")
+TOOL_NAMES = {n: f"mcp__{SERVER_NAME}__{n}" for n in (TOOL_NAME, *WORKFLOW_TOOLS)}
+"""How Claude Code names this server's tools; the engine's texts use these names."""
 CAPABILITIES: frozenset[Capability] = frozenset({"block", "advise"})
 
 
@@ -40,8 +43,11 @@ def call_todo(
     arguments: Mapping[str, Any],
     env: Mapping[str, str],
     store: Store | None = None,
+    *,
+    tool: str = TOOL_NAME,
 ) -> tuple[str, bool]:
-    """One todo call through the engine: the text for the model, and whether it is an error.
+    """One call of goalkeeper's ``tool`` (``todo`` or a workflow tool) through the engine: the
+    text for the model, and whether it is an error.
 
     A long-lived server passes its ``store`` (one open connection; calls are serialised by the
     caller); otherwise a connection is opened and closed for this call."""
@@ -50,9 +56,11 @@ def call_todo(
     config = load_config(project, env)
     args = {k: v for k, v in arguments.items() if k != "session"}
     own = store is None
-    supervisor = Supervisor(project, config, host="mcp", capabilities=CAPABILITIES, store=store)
+    supervisor = Supervisor(
+        project, config, host="mcp", capabilities=CAPABILITIES, store=store, tool_names=TOOL_NAMES
+    )
     try:
-        outcome = supervisor.handle([ToolCall(session_of(arguments, env), TOOL_NAME, args)])
+        outcome = supervisor.handle([ToolCall(session_of(arguments, env), tool, args)])
     except Exception as exc:  # the tool answers with an error; the agent goes on
         lang = config.lang if config.lang != "auto" else "en"
         return render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}"), True
@@ -66,9 +74,41 @@ def to_tool_result(actions: tuple[Action, ...]) -> tuple[str, bool]:
     blocks = [a.reason for a in actions if isinstance(a, Block)]
     if blocks:
         return "\n\n".join(blocks), True
-    parts = [json.dumps(a.data, ensure_ascii=False) for a in actions if isinstance(a, Reply)]
+    parts = [
+        a.text if a.text is not None else json.dumps(a.data, ensure_ascii=False)
+        for a in actions
+        if isinstance(a, Reply)
+    ]
     parts += [a.text for a in actions if isinstance(a, Advise)]
     return "\n\n".join(parts) or "{}", False
+
+
+def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
+    """``todo`` and, when the workflow catalog loads, the three workflow tools."""
+    import mcp_types as types
+
+    from goalkeeper.core.messages import make_say
+
+    lang = load_config(project, env).lang
+    say = make_say("zh" if lang == "zh" else "en")
+    tools = [
+        types.Tool(
+            name=TOOL_NAME, description=say("todo.tool.description"), input_schema=TOOL_SCHEMA
+        )
+    ]
+    try:
+        from goalkeeper.core.workflow_tools import workflow_tools
+        from goalkeeper.store.catalog_files import load_catalog
+
+        catalog = load_catalog(project, load_config(project, env).catalog).catalog
+        specs = workflow_tools(catalog, say, TOOL_NAMES, session_field=True)
+    except Exception:  # the todo tool must keep working whatever the catalog does
+        return tools
+    for spec, name in zip(specs, WORKFLOW_TOOLS, strict=True):
+        tools.append(
+            types.Tool(name=name, description=spec.described(), input_schema=spec.parameters)
+        )
+    return tools
 
 
 def serve(project: Path) -> int:
@@ -79,26 +119,25 @@ def serve(project: Path) -> int:
     from mcp.server.stdio import stdio_server
 
     env = dict(os.environ)
-    lang = load_config(project, env).lang
-    description = render("zh" if lang == "zh" else "en", "todo.tool.description")
+    tools = tool_list(project, env)
+    known = {t.name for t in tools}
     store = Store(project)  # one connection for the server's life; calls take turns on it
     turn = threading.Lock()
 
-    def serialised(arguments: dict[str, Any]) -> tuple[str, bool]:
+    def serialised(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         with turn:
-            return call_todo(project, arguments, env, store)
+            return call_todo(project, arguments, env, store, tool=name)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        tool = types.Tool(name=TOOL_NAME, description=description, input_schema=TOOL_SCHEMA)
-        return types.ListToolsResult(tools=[tool])
+        return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name != TOOL_NAME:
+        if params.name not in known:
             text, error = f"goalkeeper: no tool named {params.name!r}", True
         else:
             arguments = dict(params.arguments or {})
             # a re-run test may take minutes: keep the event loop free for the protocol
-            text, error = await anyio.to_thread.run_sync(serialised, arguments)
+            text, error = await anyio.to_thread.run_sync(serialised, params.name, arguments)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
     server: Any = Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -143,7 +143,7 @@ class Bridge:
             self._journal(
                 "host", {"host": HOST, "pi": self.pi_version, "native": self.tracker.native}
             )
-            return declaration(self.config, self.lang)
+            return declaration(self.config, self.lang, self.project)
         if msg.kind == "tool":
             return self._tool(msg)
         if msg.kind == "command":

@@ -32,7 +32,7 @@ const EVENTS = [
 // Not a Pi event: the extension's report of the user's answer to an "ask" action.
 
 type Declaration = {
-  tools: { name: string; label: string; description: string; promptSnippet?: string; parameters: unknown; timeoutMs: number }[];
+  tools: { name: string; label: string; description: string; promptSnippet?: string; promptGuidelines?: string[]; parameters: unknown; timeoutMs: number }[];
   commands: { name: string; description: string }[];
   forward: string[];
   awaited: Record<string, number>;
@@ -307,6 +307,7 @@ export default function goalkeeper(pi: ExtensionAPI) {
         label: tool.label,
         description: tool.description,
         promptSnippet: tool.promptSnippet,
+        promptGuidelines: tool.promptGuidelines,
         parameters: tool.parameters as any,
         async execute(_toolCallId: string, params: any, _signal: any, _onUpdate: any, ctx: any) {
           lastCtx = ctx ?? lastCtx;

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
@@ -41,7 +42,7 @@ CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "follow_up", "block", "notify", "compact", "schedule", "ask"}
 )
 TODO_TOOL = "todo"
-OWN_TOOLS = (TODO_TOOL,)
+OWN_TOOLS = (TODO_TOOL, "workflow", "workflow_active", "workflow_ask")
 """Tools the extension registers for goalkeeper: their calls run in the engine when executed,
 so their ``tool_call`` is not sent to it a second time."""
 GOAL_COMMAND = "goal"
@@ -75,7 +76,20 @@ _SOURCES: dict[str, SessionSource] = {
 }
 
 
-def declaration(config: Config, lang: Lang) -> dict[str, Any]:
+def _workflow_specs(project: Path | None, config: Config, lang: Lang) -> tuple[Any, ...]:
+    """The workflow tools from the catalog; none when it cannot be loaded (todo still works)."""
+    try:
+        from goalkeeper.core.messages import make_say
+        from goalkeeper.core.workflow_tools import workflow_tools
+        from goalkeeper.store.catalog_files import load_catalog
+
+        catalog = load_catalog(project or Path.cwd(), config.catalog).catalog
+        return workflow_tools(catalog, make_say(lang), {})
+    except Exception:
+        return ()
+
+
+def declaration(config: Config, lang: Lang, project: Path | None = None) -> dict[str, Any]:
     """The hello reply: the tools and commands the extension registers (schemas from here, so a
     new tool needs no TypeScript), the events to forward, and how long to wait for each
     answer. A settle may run the goal's verification, so it gets the verify timeout and more."""
@@ -84,19 +98,32 @@ def declaration(config: Config, lang: Lang) -> dict[str, Any]:
     schema = dict(TOOL_SCHEMA)
     schema["properties"] = {k: v for k, v in TOOL_SCHEMA["properties"].items() if k != "session"}
     settle_ms = int((max(config.evidence_timeout_s, 120.0) * 4 + 60) * 1000)
+    tools: list[dict[str, Any]] = [
+        {
+            "name": TODO_TOOL,
+            "label": "Todo (goalkeeper)",
+            "description": render(lang, "todo.tool.description"),
+            "promptSnippet": render(lang, "todo.tool.snippet"),
+            "parameters": schema,
+            "timeoutMs": int((config.evidence_timeout_s + 60) * 1000),
+        }
+    ]
+    tools += [
+        {
+            "name": spec.name,
+            "label": spec.label,
+            "description": spec.description,
+            "promptSnippet": spec.snippet,
+            "promptGuidelines": list(spec.guidelines),
+            "parameters": spec.parameters,
+            "timeoutMs": 30_000,
+        }
+        for spec in _workflow_specs(project, config, lang)
+    ]
     return {
         "protocol": PROTOCOL,
         "host": HOST,
-        "tools": [
-            {
-                "name": TODO_TOOL,
-                "label": "Todo (goalkeeper)",
-                "description": render(lang, "todo.tool.description"),
-                "promptSnippet": render(lang, "todo.tool.snippet"),
-                "parameters": schema,
-                "timeoutMs": int((config.evidence_timeout_s + 60) * 1000),
-            }
-        ],
+        "tools": tools,
         "commands": [{"name": GOAL_COMMAND, "description": render(lang, "goal.pi.command")}],
         "forward": list(FORWARD),
         "awaited": {

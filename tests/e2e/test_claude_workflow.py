@@ -1,0 +1,99 @@
+"""goalkeeper's workflow routes with the real Claude Code CLI, driven by a scripted fake model.
+
+``goalkeeper install claude --local`` registers goalkeeper's MCP server, which serves the
+workflow tools (Claude Code names them ``mcp__goalkeeper__workflow`` and
+``mcp__goalkeeper__workflow_active``), and the PreToolUse hook that hands each call its session.
+The fake model starts the hard-bug route, tries a transition the catalog does not allow, makes a
+legal one and completes the work item; the test reads what the model received and goalkeeper's
+journal. The project has no plan (``GOALKEEPER_NO_PLAN=silent``), so every decision at Stop is
+the workflow guard's own.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from .harness import Case
+from .test_claude_todos import (
+    assert_clean_exit,
+    assert_no_stray_traffic,
+    only_result,
+    pre_tool_use_answers,
+    result_text,
+    text,
+    tool_inputs,
+)
+
+pytestmark = pytest.mark.e2e
+
+GATEWAY = "mcp__goalkeeper__workflow"
+ACTIVE = "mcp__goalkeeper__workflow_active"
+ENV = {"GOALKEEPER_NO_PLAN": "silent", "GOALKEEPER_LANG": "en"}
+ILLEGAL = (
+    "Cannot transition hard-bug from diagnosing-bugs to handoff. Allowed next procedures: "
+    "implement, code-review. Complete or cancel the workflow if no next procedure applies."
+)
+
+
+def call(tool: str, **arguments: Any) -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "name": tool, "input": arguments}]
+
+
+def test_hard_bug_start_illegal_then_legal_transition_then_complete(case: Case) -> None:
+    """The model starts hard-bug and receives the diagnosing procedure; a jump to handoff is
+    refused with the allowed list; implement is accepted and delivers its procedure; completing
+    clears the work item, and goalkeeper journals each state with one work item id."""
+    case.install()
+    rules: list[dict[str, Any]] = [
+        {"name": "wrap-up", "when": {"tail_contains": "completed. Persistent active state cleared"},
+         "reply": text("The hard bug is fixed and the workflow is complete.")},
+        {"name": "complete", "when": {"tail_contains": "transitioned to implement"},
+         "reply": call(ACTIVE, action="complete")},
+        {"name": "legal", "when": {"tail_contains": "Cannot transition hard-bug"},
+         "reply": call(ACTIVE, action="transition", target="implement")},
+        {"name": "illegal", "when": {"tail_contains": 'source="procedure/diagnosing-bugs"'},
+         "reply": call(ACTIVE, action="transition", target="handoff")},
+        {"name": "start", "reply": call(GATEWAY, mode="workflow", route="hard-bug")},
+    ]  # fmt: skip
+    run = case.run_claude(rules, extra_env=ENV)
+
+    assert run.rules == ["start", "illegal", "legal", "complete", "wrap-up"], run.describe()
+    assert_clean_exit(run)
+    assert_no_stray_traffic(run)
+
+    started = result_text(only_result(run, 1))
+    assert started.startswith("# goalkeeper workflow procedure\n\nRoute: hard-bug\n")
+    assert "Phase: feedback-loop" in started
+    assert "- Allowed next: implement, code-review" in started
+    work_item = started.split("Work item: ", 1)[1].split("\n", 1)[0]
+    assert str(uuid.UUID(work_item)) == work_item
+
+    refusal = only_result(run, 2)
+    assert refusal.get("is_error") is True
+    assert ILLEGAL in result_text(refusal)
+
+    moved = result_text(only_result(run, 3))
+    assert "- Synchronous action: transitioned to implement" in moved
+    for block in ("implement", "bdd", "tdd"):
+        assert f'source="procedure/{block}"' in moved, block
+    assert 'source="procedure/diagnosing-bugs"' not in moved  # delivered already: not again
+
+    done = result_text(only_result(run, 4))
+    assert done.startswith(f"Workflow {work_item} completed.")
+
+    session = run.result["session_id"]
+    calls = tool_inputs(run, GATEWAY) + tool_inputs(run, ACTIVE)
+    answers = pre_tool_use_answers(case, run, GATEWAY) + pre_tool_use_answers(case, run, ACTIVE)
+    assert len(answers) == len(calls) == 4
+    assert all(a["hookSpecificOutput"]["updatedInput"]["session"] == session for a in answers)
+
+    records = [e["data"] for e in case.journal({"workflow"})]
+    assert [(r["procedure"], r["status"]) for r in records] == [
+        ("diagnosing-bugs", "active"),
+        ("implement", "active"),
+        ("implement", "completed"),
+    ]
+    assert {r["workItemId"] for r in records} == {work_item}
