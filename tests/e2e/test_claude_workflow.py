@@ -11,12 +11,13 @@ the workflow guard's own.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 import pytest
 
-from .harness import Case
+from .harness import Case, stop_feedback
 from .test_claude_todos import (
     assert_clean_exit,
     assert_no_stray_traffic,
@@ -97,3 +98,24 @@ def test_hard_bug_start_illegal_then_legal_transition_then_complete(case: Case) 
         ("implement", "completed"),
     ]
     assert {r["workItemId"] for r in records} == {work_item}
+
+
+def test_the_workflow_command_starts_a_route_with_the_users_task(case: Case) -> None:
+    """`/workflow hard-bug <task>` in Claude Code: goalkeeper starts the route from the prompt
+    hook, so the model's first request already carries the procedure and the user's task; a
+    stop while the work item is active is sent back once, then allowed."""
+    case.install()
+    assert (case.proj / ".claude" / "commands" / "workflow.md").is_file()
+    rules: list[dict[str, Any]] = [
+        {"name": "first", "when": {"contains": 'source="procedure/diagnosing-bugs"'},
+         "reply": text("I will build a red loop for the redirect first.")},
+    ]  # fmt: skip
+    run = case.run_claude(rules, prompt="/workflow hard-bug fix the login redirect", extra_env=ENV)
+    assert run.rules == ["first", "first"], run.describe()
+    assert_clean_exit(run)
+    nudge = stop_feedback(run.requests[1])
+    assert len(nudge) == 1 and "is still active" in nudge[0], nudge
+    first = json.dumps(run.requests[0]["body"]["messages"])
+    assert "User target/request:\\nfix the login redirect" in first
+    records = [e["data"] for e in case.journal({"workflow"})]
+    assert [(r["route"], r["status"]) for r in records] == [("hard-bug", "active")]

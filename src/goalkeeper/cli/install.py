@@ -15,6 +15,7 @@ from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
 from goalkeeper.hosts.claude_settings import (
     BLOCK_CAP_HEADROOM,
+    COMMAND_FILES,
     GOAL_COMMAND_NAME,
     Receipt,
     Scope,
@@ -22,9 +23,9 @@ from goalkeeper.hosts.claude_settings import (
     add_hooks,
     add_mcp_server,
     command_path,
-    goal_command_text,
+    command_text,
     hook_command,
-    is_goal_command_text,
+    is_command_text,
     load_receipt,
     read_json_object,
     receipt_path,
@@ -111,27 +112,29 @@ def install_command(
         )
     except SettingsError as exc:
         raise fail(str(exc)) from exc
-    cpath = command_path(scope, app.project, home)
-    wants_command = not cpath.exists()
+    new_commands = [
+        name for name in COMMAND_FILES if not command_path(scope, app.project, home, name).exists()
+    ]
     receipt = replace(
         receipt,
         mcp_server=mcp_added,
         mcp_file_created=mcp_added and not mcp_path.exists(),
-        goal_command=wants_command,
+        goal_command=GOAL_COMMAND_NAME in new_commands,
+        commands=tuple(new_commands),
     )
-    if wants_command:
-        changes.append(f"added the /{GOAL_COMMAND_NAME} command ({cpath.name})")
+    changes += [f"added the /{name} command ({name}.md)" for name in new_commands]
     rpath = receipt_path(scope, app.project, home)
     if not dry_run and (changes or mcp_changes):
         if changes:
             write_json_atomic(path, after)
         if mcp_changes:
             write_json_atomic(mcp_path, mcp_after)
-        if wants_command:
+        for name in new_commands:
+            cpath = command_path(scope, app.project, home, name)
             cpath.parent.mkdir(parents=True, exist_ok=True)
             # "auto" follows the plan or the user's words; at install there are none yet
             cpath.write_text(
-                goal_command_text("zh" if config.lang == "zh" else "en"), encoding="utf-8"
+                command_text(name, "zh" if config.lang == "zh" else "en"), encoding="utf-8"
             )
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
     changes = changes + mcp_changes
@@ -203,11 +206,12 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
             mcp_path.unlink()
         else:
             write_json_atomic(mcp_path, mcp_after)
-    cpath = command_path(scope, app.project, home)
-    ours = receipt is not None and receipt.goal_command and cpath.exists()
-    if ours and is_goal_command_text(cpath.read_text(encoding="utf-8")):  # unchanged
-        cpath.unlink()
-        mcp_changes.append(f"removed the /{GOAL_COMMAND_NAME} command")
+    for name in COMMAND_FILES:
+        cpath = command_path(scope, app.project, home, name)
+        ours = receipt is not None and receipt.wrote(name) and cpath.exists()
+        if ours and is_command_text(name, cpath.read_text(encoding="utf-8")):  # unchanged
+            cpath.unlink()
+            mcp_changes.append(f"removed the /{name} command")
     changes = changes + mcp_changes
     try:
         rpath.unlink()
@@ -236,6 +240,7 @@ def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
         mcp_server=old.mcp_server or new.mcp_server,
         mcp_file_created=old.mcp_file_created or new.mcp_file_created,
         goal_command=old.goal_command or new.goal_command,
+        commands=tuple(dict.fromkeys((*old.commands, *new.commands))),
     )
 
 

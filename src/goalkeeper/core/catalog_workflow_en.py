@@ -80,6 +80,15 @@ MESSAGES: dict[str, str] = {
     "workflow.status.active": "goalkeeper workflow: {route_title} · {phase_title} · {work_item}",
     "workflow.cancel.default_reason": "Cancelled by the user.",
     "workflow.cancel.superseded": "Superseded by a new /workflow routing request.",
+    # -- the /workflow command ----------------------------------------------------------------
+    "workflow.command.usage": "Usage: /workflow <route | capability> [task] | status | transition <target> | complete | cancel [reason]",
+    "workflow.command.completed": "goalkeeper workflow completed: {work_item}",
+    "workflow.command.cancelled": "goalkeeper workflow cancelled: {work_item}",
+    "workflow.command.cancel_reason": "Cancelled by user with /workflow cancel.",
+    "workflow.command.end_reason": "Cancelled by user with /workflow end.",
+    "workflow.command.name_target": "Name a target: /workflow transition <target>.",
+    "workflow.command.description": "Route and manage goalkeeper workflows and standalone capabilities",
+    "workflow.command_file": '---\ndescription: "Route and manage goalkeeper workflows and standalone capabilities"\nargument-hint: "<route | capability> [task] | status | transition <target> | complete | cancel [reason]"\n---\n/workflow $ARGUMENTS\n\n(goalkeeper handles this command: follow the workflow context it adds to this message.)\n',
     # -- ask -----------------------------------------------------------------------------------
     "workflow.ask.custom": "Type custom answer...",
     "workflow.ask.selected": "User selected: {answer}",

@@ -77,6 +77,15 @@ MESSAGES: dict[str, str] = {
     "workflow.status.active": "goalkeeper 工作流：{route_title} · {phase_title} · {work_item}",
     "workflow.cancel.default_reason": "用户已取消。",
     "workflow.cancel.superseded": "被新的 /workflow 路由请求取代。",
+    # -- /workflow 命令 ----------------------------------------------------------------------------
+    "workflow.command.usage": "用法：/workflow <路线 | 能力> [任务] | status | transition <目标> | complete | cancel [原因]",
+    "workflow.command.completed": "goalkeeper 工作流已完成：{work_item}",
+    "workflow.command.cancelled": "goalkeeper 工作流已取消：{work_item}",
+    "workflow.command.cancel_reason": "用户用 /workflow cancel 取消。",
+    "workflow.command.end_reason": "用户用 /workflow end 取消。",
+    "workflow.command.name_target": "请指定目标：/workflow transition <目标>。",
+    "workflow.command.description": "路由并管理 goalkeeper 工作流与独立能力",
+    "workflow.command_file": '---\ndescription: "路由并管理 goalkeeper 工作流与独立能力"\nargument-hint: "<路线 | 能力> [任务] | status | transition <目标> | complete | cancel [原因]"\n---\n/workflow $ARGUMENTS\n\n（goalkeeper 处理这个命令：按它附加在这条消息上的工作流上下文去做。）\n',
     # -- 提问 --------------------------------------------------------------------------------------
     "workflow.ask.custom": "输入自定义答案……",
     "workflow.ask.selected": "用户选择：{answer}",

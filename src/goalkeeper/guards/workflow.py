@@ -98,7 +98,13 @@ class WorkflowGuard:
         if isinstance(event, BeforeAgentStart):
             return Verdict(active_guidance(state, ctx))
         if isinstance(event, UserPrompt):
-            return Verdict(state=replace(state, nudged=False)) if state.nudged else Verdict()
+            s = replace(state, nudged=False)
+            if "/workflow" in event.text[:40]:
+                from goalkeeper.guards.workflow_command import is_command, on_command
+
+                if is_command(event.text):
+                    return on_command(event, s, ctx)
+            return Verdict(state=s) if state.nudged else Verdict()
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         return Verdict()

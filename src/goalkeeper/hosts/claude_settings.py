@@ -57,6 +57,11 @@ class Receipt:
     mcp_file_created: bool = False
     goal_command: bool = False
     """Install wrote the /gk-goal command file."""
+    commands: tuple[str, ...] = ()
+    """The command files install wrote (``gk-goal``, ``workflow``)."""
+
+    def wrote(self, name: str) -> bool:
+        return name in self.commands or (name == GOAL_COMMAND_NAME and self.goal_command)
 
 
 MCP_SERVER = "goalkeeper"
@@ -71,9 +76,9 @@ def is_goalkeeper_command(command: object) -> bool:
     return isinstance(command, str) and bool(_OURS.search(command))
 
 
-def command_path(scope: Scope, project: Path, home: Path) -> Path:
+def command_path(scope: Scope, project: Path, home: Path, name: str = "gk-goal") -> Path:
     base = home if scope == "user" else project
-    return base / ".claude" / "commands" / f"{GOAL_COMMAND_NAME}.md"
+    return base / ".claude" / "commands" / f"{name}.md"
 
 
 def settings_path(scope: Scope, project: Path, home: Path) -> Path:
@@ -279,6 +284,7 @@ def save_receipt(path: Path, receipt: Receipt) -> None:
             "mcp_server": receipt.mcp_server,
             "mcp_file_created": receipt.mcp_file_created,
             "goal_command": receipt.goal_command,
+            "commands": list(receipt.commands),
         },
     )
 
@@ -299,6 +305,7 @@ def load_receipt(path: Path) -> Receipt | None:
         mcp_server=raw.get("mcp_server") is True,
         mcp_file_created=raw.get("mcp_file_created") is True,
         goal_command=raw.get("goal_command") is True,
+        commands=tuple(str(c) for c in raw.get("commands") or () if isinstance(c, str)),
     )
 
 
@@ -318,6 +325,24 @@ GOAL_COMMAND_NAME = "gk-goal"
 """goalkeeper's slash command in Claude Code: ``/gk-goal <goal>``. Not ``/goal``: that is
 Claude Code's own (a Stop hook judged by a small model on the transcript); the two can run side
 by side, and goalkeeper's runs the verification itself."""
+
+
+COMMAND_FILES = {GOAL_COMMAND_NAME: "goal.command_file", "workflow": "workflow.command_file"}
+"""goalkeeper's slash commands in Claude Code and the catalog key of each command file."""
+
+
+def command_text(name: str, lang: Lang = "en") -> str:
+    """A command file: it only frames the prompt; goalkeeper's UserPromptSubmit hook acts on
+    the command itself."""
+    from goalkeeper.core.messages import make_say
+
+    return make_say(lang)(COMMAND_FILES[name])
+
+
+def is_command_text(name: str, text: str) -> bool:
+    """The file holds the text goalkeeper wrote for ``name``, in any language: uninstall may
+    remove it."""
+    return text in (command_text(name, "en"), command_text(name, "zh"))
 
 
 def goal_command_text(lang: Lang = "en") -> str:

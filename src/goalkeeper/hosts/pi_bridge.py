@@ -38,6 +38,7 @@ from goalkeeper.hosts.pi_host import (
     GOAL_COMMAND,
     HOST,
     OWN_TOOLS,
+    WORKFLOW_COMMAND,
     Answer,
     declaration,
     outcome_of,
@@ -254,6 +255,8 @@ class Bridge:
         return tool_result(actions)
 
     def _command(self, msg: Incoming) -> dict[str, Any]:
+        if msg.name == WORKFLOW_COMMAND:
+            return self._workflow_command(str(msg.data.get("args") or "").strip())
         if msg.name != GOAL_COMMAND:
             return {"notify": f"goalkeeper: no command named {msg.name!r}"}
         args = str(msg.data.get("args") or "").strip()
@@ -267,6 +270,19 @@ class Bridge:
         result: dict[str, Any] = {"prompt": render(lang, "goal.pi.prompt", goal=args)}
         if notes:
             result["notify"] = "\n".join(notes)
+        return result
+
+    def _workflow_command(self, args: str) -> dict[str, Any]:
+        """``/workflow …``: what it delivers goes to the agent as one displayed message that
+        starts a turn (catalog spec §11), what the user should read as a notice."""
+        actions = self._actions([UserPrompt(self.session_id, f"/workflow {args}".strip())])
+        answer = translate("command", actions, can_continue=False)
+        result: dict[str, Any] = {}
+        notes = [a["text"] for a in answer.actions if a.get("action") == "notify"]
+        if notes:
+            result["notify"] = "\n".join(notes)
+        if answer.advice:
+            result["message"] = "\n\n".join(answer.advice)
         return result
 
     def _goal_status(self) -> str:

@@ -329,6 +329,10 @@ export default function goalkeeper(pi: ExtensionAPI) {
           if (!(await ensure(ctx))) return;
           const r = await request("command", { name: command.name, args, ctx: ctxInfo(ctx) }, declaration?.commandTimeoutMs ?? 60_000);
           if (r?.notify) say(String(r.notify));
+          if (r?.message) {
+            try { pi.sendMessage({ customType: CUSTOM_TYPE, content: String(r.message), display: true }, { deliverAs: "followUp", triggerTurn: true }); }
+            catch (e) { process.stderr.write(`goalkeeper: could not send the workflow step: ${e}\n`); }
+          }
           if (r?.prompt) {
             try { pi.sendUserMessage(String(r.prompt), ctx?.isIdle?.() === false ? { deliverAs: "followUp" } : undefined); }
             catch (e) { process.stderr.write(`goalkeeper: could not send the goal: ${e}\n`); }

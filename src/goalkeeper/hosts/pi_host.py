@@ -46,6 +46,7 @@ OWN_TOOLS = (TODO_TOOL, "workflow", "workflow_active", "workflow_ask")
 """Tools the extension registers for goalkeeper: their calls run in the engine when executed,
 so their ``tool_call`` is not sent to it a second time."""
 GOAL_COMMAND = "goal"
+WORKFLOW_COMMAND = "workflow"
 CUSTOM_TYPE = "goalkeeper"
 """The ``customType`` of every message goalkeeper puts into a Pi session."""
 FORWARD = (
@@ -124,7 +125,10 @@ def declaration(config: Config, lang: Lang, project: Path | None = None) -> dict
         "protocol": PROTOCOL,
         "host": HOST,
         "tools": tools,
-        "commands": [{"name": GOAL_COMMAND, "description": render(lang, "goal.pi.command")}],
+        "commands": [
+            {"name": GOAL_COMMAND, "description": render(lang, "goal.pi.command")},
+            {"name": WORKFLOW_COMMAND, "description": render(lang, "workflow.command.description")},
+        ],
         "forward": list(FORWARD),
         "awaited": {
             "before_agent_start": 15_000,
