@@ -111,6 +111,7 @@ def _register_commands() -> None:
         server,
         status,
         todo,
+        workflow_cmd,
     )
 
     for module in (
@@ -120,6 +121,7 @@ def _register_commands() -> None:
         status,
         goal,
         todo,
+        workflow_cmd,
         install,
         hook,
         mcp,

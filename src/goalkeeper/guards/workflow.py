@@ -96,7 +96,7 @@ class WorkflowGuard:
             routing = routing_guidance(ctx)  # static: once per context window, cache-safe
             return Verdict((*routing, *restored.actions), restored.state)
         if isinstance(event, BeforeAgentStart):
-            return Verdict(active_guidance(state, ctx))
+            return on_before_agent_start(state, ctx)
         if isinstance(event, UserPrompt):
             s = replace(state, nudged=False)
             if "/workflow" in event.text[:40]:
@@ -339,6 +339,30 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     full = context(source.catalog, record, source.read)
     text = step_text(record, full.content, say("workflow.action.restored"), ctx, request=None)
     return Verdict((Advise(text),), replace(s, delivered=full.loaded))
+
+
+def on_before_agent_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
+    """The compact guidance each run; first, the procedure itself when it has not reached the
+    agent yet (the user moved the workflow from outside the conversation, e.g. the CLI)."""
+    from goalkeeper.core.workflow import WorkflowError, context, record_from_json
+
+    guide = active_guidance(s, ctx)
+    record = record_from_json(s.active) if s.active else None
+    source = _procedures(ctx)
+    if record is None or source is None or record.procedure in s.delivered:
+        return Verdict(guide)
+    from goalkeeper.core.resolver import delta
+
+    try:
+        context(source.catalog, record, source.read)  # still deliverable?
+        content, delivered = delta(
+            source.catalog, record.procedure, record.loaded_references, s.delivered, source.read
+        )
+    except (WorkflowError, ValueError, OSError):
+        return Verdict(guide)
+    action = ctx.say("workflow.action.transitioned", procedure=record.procedure)
+    step = Advise(step_text(record, content, action, ctx, request=None))
+    return Verdict((step, *guide), replace(s, delivered=delivered))
 
 
 def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:

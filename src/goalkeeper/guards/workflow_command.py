@@ -73,9 +73,11 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             if not tail:
                 return Verdict((Notify(say("workflow.command.name_target"), "warning"),), s)
             new, _ = transition(catalog, record, tail, read)
-            return _deliver(
+            moved = _deliver(
                 new, s, ctx, say("workflow.action.transitioned", procedure=new.procedure), None
             )
+            notice = Notify(say("workflow.notice.event", title=phase_title(new.phase, say)))
+            return Verdict((*moved.actions, notice), moved.state)
         if key in {r.route for r in catalog.routes()}:
             if record is not None:
                 problem = Problem.of("workflow.error.already_active", work_item=record.work_item)
@@ -115,9 +117,11 @@ def _deliver(
 
     source = _procedures(ctx)
     assert source is not None
+    data = record.to_json()
+    if "advise" not in ctx.capabilities:  # e.g. the CLI: the agent gets it at its next run
+        return Verdict((Record("workflow", data),), replace(s, active=data))
     content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
     text = step_text(record, content, action, ctx, request=request or None)
-    data = record.to_json()
     return Verdict(
         (Advise(text), Record("workflow", data)), replace(s, active=data, delivered=delivered)
     )
