@@ -77,6 +77,7 @@ class Pi:
     ) -> None:
         self.project = project
         self.written: list[bytes] = []
+        self.disclosed: list[Message] = []
         self.timers = Timers()
         self.clock = FakeClock()
         self.runner = FakeRunner(runner)
@@ -100,7 +101,8 @@ class Pi:
             assert data.endswith(b"\n") and data.count(b"\n") == 1 and data.isascii()
         out = [json.loads(data) for data in self.written]
         self.written.clear()
-        return out
+        self.disclosed += [m for m in out if m.get("action") == "tools"]
+        return [m for m in out if m.get("action") != "tools"]  # checked on their own
 
     def send(self, kind: str, **fields: Any) -> list[Message]:
         self.next_id += 1
@@ -732,6 +734,7 @@ def test_serve_answers_each_line_in_order_until_eof(tmp_path: Path, env: dict[st
     stdout = io.BytesIO()
     assert serve(tmp_path, stdin, stdout, env) == 0
     out = [json.loads(raw) for raw in stdout.getvalue().splitlines()]
+    out = [m for m in out if m.get("action") != "tools"]
     assert [(m["kind"], m["id"]) for m in out] == [
         ("reply", 1),
         ("reply", 2),
@@ -756,6 +759,7 @@ def test_serve_keeps_line_separators_inside_one_message(
     stdout = io.BytesIO()
     serve(tmp_path, stdin, stdout, env)
     out = [json.loads(raw) for raw in stdout.getvalue().split(b"\n") if raw]
+    out = [m for m in out if m.get("action") != "tools"]
     assert [(m["kind"], m["id"]) for m in out] == [("reply", 1), ("reply", 2)]
 
 
@@ -770,6 +774,7 @@ def test_serve_stops_after_session_shutdown(tmp_path: Path, env: dict[str, str])
     stdout = io.BytesIO()
     assert serve(tmp_path, stdin, stdout, env) == 0
     out = [json.loads(raw) for raw in stdout.getvalue().splitlines()]
+    out = [m for m in out if m.get("action") != "tools"]
     assert out == [{"v": 1, "kind": "reply", "id": 1, "result": None}]
 
 
@@ -792,4 +797,31 @@ def test_serve_survives_a_deeply_nested_line(tmp_path: Path, env: dict[str, str]
     stdout = io.BytesIO()
     assert serve(tmp_path, stdin, stdout, env) == 0
     out = [json.loads(raw) for raw in stdout.getvalue().splitlines()]
+    out = [m for m in out if m.get("action") != "tools"]
     assert [m["kind"] for m in out][-1] == "reply" and out[-1]["id"] == 2
+
+
+def test_active_workflow_tools_are_disclosed_only_while_a_workflow_is_active(pi: Pi) -> None:
+    """Pi shows workflow_active and workflow_ask only while a workflow is active: off at the
+    start, on when one starts, off again when it completes; no repeat while unchanged."""
+    pi.send("hello", pi={"version": "1.6.0"})
+    start_run(pi)
+    assert pi.disclosed[-1]["disable"] == ["workflow_active", "workflow_ask"]
+    pi.send("tool", name="workflow", params={"mode": "workflow", "route": "hard-bug"})
+    pi.take()
+    assert pi.disclosed[-1]["enable"] == ["workflow_active", "workflow_ask"]
+    count = len(pi.disclosed)
+    pi.event("turn_end", {"turnIndex": 1}, wants_reply=False)
+    assert len(pi.disclosed) == count
+    pi.send("tool", name="workflow_active", params={"action": "complete"})
+    pi.take()
+    assert pi.disclosed[-1]["disable"] == ["workflow_active", "workflow_ask"]
+
+
+def test_on_pi_0_73_every_workflow_tool_stays_enabled(pi: Pi) -> None:
+    """Pi 0.73.x fixes a run's tools when it starts: nothing is hidden there."""
+    pi.send("hello", pi={"version": "0.73.1"})
+    start_run(pi)
+    pi.send("tool", name="workflow", params={"mode": "workflow", "route": "hard-bug"})
+    pi.take()
+    assert pi.disclosed == []

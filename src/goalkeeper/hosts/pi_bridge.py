@@ -34,6 +34,7 @@ from goalkeeper.core.values import (
 )
 from goalkeeper.hosts import pi_protocol as wire
 from goalkeeper.hosts.pi_host import (
+    ACTIVE_ONLY_TOOLS,
     CAPABILITIES,
     GOAL_COMMAND,
     HOST,
@@ -96,6 +97,8 @@ class Bridge:
         self.last_ctx = PiContext()
         self.retry_token = 0
         self.pi_version: str | None = None
+        self.workflow_tools: bool | None = None
+        """Whether the active-workflow tools are enabled in Pi (None: not set yet)."""
         self.closed = False
 
     # -- the loop's entry points -------------------------------------------------------------
@@ -315,7 +318,21 @@ class Bridge:
         return answer
 
     def _actions(self, events: Sequence[Event]) -> tuple[Action, ...]:
-        return self.supervisor.handle(events).actions
+        outcome = self.supervisor.handle(events)
+        self._disclose(bool(outcome.session.guards.get("workflow", {}).get("active")))
+        return outcome.actions
+
+    def _disclose(self, active: bool) -> None:
+        """Progressive disclosure (catalog spec §8): the active-workflow tools are in the
+        model's tool list only while a workflow is active (started, restored or moved by the
+        user from outside), so an inactive session carries no transition or ask operations.
+        Pi 0.73.x takes a run's tools when the run starts, so a tool enabled during a run would
+        be missing for the rest of it: there all of them stay enabled."""
+        if active == self.workflow_tools or not settles_itself(self.pi_version):
+            return
+        self.workflow_tools = active
+        key = "enable" if active else "disable"
+        self._write(wire.action("tools", **{key: list(ACTIVE_ONLY_TOOLS)}))
 
     def _send(self, actions: Sequence[Action], name: str) -> None:
         for item in translate(name, actions, can_continue=False).actions:

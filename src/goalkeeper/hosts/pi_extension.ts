@@ -268,6 +268,13 @@ export default function goalkeeper(pi: ExtensionAPI) {
         case "appendEntry":
           pi.appendEntry(String(a.customType ?? CUSTOM_TYPE), a.data);
           break;
+        case "tools": {
+          const next = new Set<string>(pi.getActiveTools());
+          for (const name of a.enable ?? []) next.add(String(name));
+          for (const name of a.disable ?? []) next.delete(String(name));
+          pi.setActiveTools([...next]);
+          break;
+        }
         case "setActiveTools":
           if (Array.isArray(a.tools)) pi.setActiveTools(a.tools.map(String));
           break;

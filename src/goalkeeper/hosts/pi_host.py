@@ -43,6 +43,8 @@ CAPABILITIES: frozenset[Capability] = frozenset(
 )
 TODO_TOOL = "todo"
 OWN_TOOLS = (TODO_TOOL, "workflow", "workflow_active", "workflow_ask")
+ACTIVE_ONLY_TOOLS = ("workflow_active", "workflow_ask")
+"""In the model's tool list only while a workflow is active."""
 """Tools the extension registers for goalkeeper: their calls run in the engine when executed,
 so their ``tool_call`` is not sent to it a second time."""
 GOAL_COMMAND = "goal"
