@@ -170,7 +170,7 @@ def test_install_and_uninstall_round_trip(
     settings.write_text(json.dumps(original), encoding="utf-8")
     code, out, _ = cli(capsys, "install", "claude", "--json")
     data = json.loads(out)
-    assert code == 0 and len(data["changes"]) == 10
+    assert code == 0 and len(data["changes"]) == 11
     assert "/workflow $ARGUMENTS" in (project / ".claude" / "commands" / "workflow.md").read_text(
         encoding="utf-8"
     )
@@ -192,6 +192,7 @@ def test_install_and_uninstall_round_trip(
     assert not (project / ".mcp.json").exists()  # install created it; uninstall removed it
     assert not (project / ".claude" / "commands" / "gk-goal.md").exists()
     assert not (project / ".claude" / "commands" / "workflow.md").exists()
+    assert not (project / ".claude" / "commands" / "gk-mode.md").exists()
 
 
 def test_install_local_and_user_scopes(

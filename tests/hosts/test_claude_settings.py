@@ -41,7 +41,8 @@ def test_install_adds_its_hooks_and_raises_the_block_cap() -> None:
     after, receipt, changes = add_hooks({}, CMD, 50)
     assert after["hooks"]["PreToolUse"] == [
         {
-            "matcher": "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate)$",
+            "matcher": "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate"
+            "|Write|Edit|MultiEdit|NotebookEdit)$",
             "hooks": [{"type": "command", "command": CMD, "timeout": 60}],
         }
     ]

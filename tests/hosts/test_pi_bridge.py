@@ -172,7 +172,7 @@ def test_hello_declares_the_tool_the_command_and_the_events(pi: Pi) -> None:
     assert tool["parameters"]["required"] == ["action"]
     assert "session" in TOOL_SCHEMA["properties"]  # the shared schema is left as it was
     assert tool["timeoutMs"] > 0 and tool["description"] and tool["promptSnippet"]
-    assert [c["name"] for c in decl["commands"]] == ["goal", "workflow"]
+    assert [c["name"] for c in decl["commands"]] == ["goal", "workflow", "mode"]
     assert {"agent_before_settle", "agent_end", "tool_call", "before_agent_start"} <= set(
         decl["forward"]
     )

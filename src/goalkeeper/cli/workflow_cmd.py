@@ -138,7 +138,9 @@ def cancel_command(app: App, reason: tuple[str, ...], session_id: str | None, as
     return _run(app, session_id, " ".join(("cancel", *reason)), as_json)
 
 
-def _run(app: App, session_id: str | None, words: str, as_json: bool) -> int:
+def as_prompt(app: App, session_id: str | None, text: str) -> tuple[str, list[Any], Any]:
+    """Send ``text`` (a slash command) as the user's prompt in an agent session, through the
+    engine with no way to reach the agent: (session, notices, the session row after)."""
     from goalkeeper.config import load_config, relevant_env
     from goalkeeper.core.values import Notify, UserPrompt
     from goalkeeper.engine.supervisor import Supervisor
@@ -148,17 +150,20 @@ def _run(app: App, session_id: str | None, words: str, as_json: bool) -> int:
     supervisor = Supervisor(app.project, config, host="cli", capabilities=frozenset())
     try:
         if session_id is None:
-            rows = (
-                list_sessions(supervisor.store.connection(), 1) if supervisor.store.exists() else []
-            )
+            store = supervisor.store
+            rows = list_sessions(store.connection(), 1) if store.exists() else []
             if not rows:
                 raise fail("no agent session here yet: start the agent, or pass --session")
             session_id = rows[0].session_id
-        actions = supervisor.handle([UserPrompt(session_id, f"/workflow {words}")]).actions
+        actions = supervisor.handle([UserPrompt(session_id, text)]).actions
         row = get_session(supervisor.store.connection(), session_id)
     finally:
         supervisor.store.close()
-    notes = [a for a in actions if isinstance(a, Notify)]
+    return session_id, [a for a in actions if isinstance(a, Notify)], row
+
+
+def _run(app: App, session_id: str | None, words: str, as_json: bool) -> int:
+    session_id, notes, row = as_prompt(app, session_id, f"/workflow {words}")
     active: Any = (row.guards.get("workflow", {}) if row else {}).get("active")
     refused = any(n.level != "info" for n in notes) or (words == "status" and active is None)
     if as_json:

@@ -14,6 +14,8 @@ from goalkeeper.core import (
     catalog_en,
     catalog_goal_en,
     catalog_goal_zh,
+    catalog_modes_en,
+    catalog_modes_zh,
     catalog_todos_en,
     catalog_todos_zh,
     catalog_workflow_en,
@@ -32,12 +34,14 @@ CATALOGS: dict[Lang, dict[str, str]] = {
         **catalog_todos_en.MESSAGES,
         **catalog_goal_en.MESSAGES,
         **catalog_workflow_en.MESSAGES,
+        **catalog_modes_en.MESSAGES,
     },
     "zh": {
         **catalog_zh.MESSAGES,
         **catalog_todos_zh.MESSAGES,
         **catalog_goal_zh.MESSAGES,
         **catalog_workflow_zh.MESSAGES,
+        **catalog_modes_zh.MESSAGES,
     },
 }
 

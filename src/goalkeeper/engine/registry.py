@@ -11,11 +11,18 @@ from typing import Any
 from goalkeeper.config import Config
 from goalkeeper.guards.cadence import CadenceGuard
 from goalkeeper.guards.goal import GoalGuard
+from goalkeeper.guards.modes import ModesGuard
 from goalkeeper.guards.spec import Guard, Registry
 from goalkeeper.guards.todos import TodosGuard
 from goalkeeper.guards.workflow import WorkflowGuard
 
-BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (CadenceGuard, GoalGuard, TodosGuard, WorkflowGuard)
+BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (
+    CadenceGuard,
+    GoalGuard,
+    TodosGuard,
+    WorkflowGuard,
+    ModesGuard,
+)
 
 
 def build_registry(config: Config) -> Registry:

@@ -76,6 +76,16 @@ class Supervisor:
         self.runner = runner or SubprocessRunner()
         self.tool_names = dict(tool_names or {})
 
+    def read_text(self, rel: str) -> str | None:
+        """A file under the project, at most 256 KB; None otherwise (never outside it)."""
+        try:
+            path = (self.project / rel).resolve()
+            if not path.is_relative_to(self.project.resolve()) or path.stat().st_size > 262_144:
+                return None
+            return path.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return None
+
     def procedures(self) -> Any:
         """The workflow catalog and its reader (cached by file stamps in the store layer)."""
         from goalkeeper.store.catalog_files import load_catalog
@@ -143,6 +153,8 @@ class Supervisor:
                 facts,
                 goal,
                 procedures=self.procedures,
+                read_text=self.read_text,
+                run_mode=row.guards.get("modes", {}).get("mode"),
                 tool_names=self.tool_names,
             )
             states = {

@@ -135,6 +135,8 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
         return _without_plan(doc, marker, s, ctx, record)
 
     report = None
+    if marker is not None and marker.phase == "complete" and ctx.run_mode == "quick":
+        return Verdict((record, Record("closed", {"mode": "quick"}), Close(say("close.quick"))), s)
     if marker is not None and marker.phase == "complete":
         history = CheckHistory(s.last_do, s.last_check, s.check_had_tools)
         report = evaluate_gates(doc.plan, history, require_tool=cfg.check_needs_tool)

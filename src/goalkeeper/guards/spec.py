@@ -39,6 +39,11 @@ class Context:
     procedures: Callable[[], Any] | None = None
     """The workflow catalog and a reader of its procedure texts (``store.catalog_files``),
     loaded on first use: most events never need it."""
+    read_text: Callable[[str], str | None] | None = None
+    """A project file's text by its relative path (None when it is missing, unreadable, too
+    large or outside the project): documents a guard judges, such as a run's artifacts."""
+    run_mode: str | None = None
+    """The session's mode run (``quick`` or ``normal``, the modes guard's), else None."""
     tool_names: Mapping[str, str] = field(default_factory=dict)
     """How the host names goalkeeper's tools (Claude Code: ``mcp__goalkeeper__workflow``);
     a tool not listed keeps its own name."""

@@ -52,7 +52,7 @@ TOOL_NAMES = {
     n: OWN_TOOL_PREFIX + n for n in ("todo", "workflow", "workflow_active", "workflow_ask")
 }
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
-PRE_TOOL_MATCHER = "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate)$"
+PRE_TOOL_MATCHER = "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate|Write|Edit|MultiEdit|NotebookEdit)$"
 """The tools goalkeeper's PreToolUse hook is registered for (an anchored regular expression)."""
 DOCUMENTED_EVENTS = frozenset(
     (
@@ -187,7 +187,7 @@ def _answer(
             return {}  # a Claude Code event goalkeeper does not use: nothing to say
         return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
 
-    if hook.event == "PreToolUse" and hook.tool_name not in NATIVE_TODO_TOOLS:
+    if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
         return pre_tool_use_plumbing(hook)
 
     from goalkeeper.engine.supervisor import Supervisor

@@ -327,7 +327,11 @@ Claude Code's own (a Stop hook judged by a small model on the transcript); the t
 by side, and goalkeeper's runs the verification itself."""
 
 
-COMMAND_FILES = {GOAL_COMMAND_NAME: "goal.command_file", "workflow": "workflow.command_file"}
+COMMAND_FILES = {
+    GOAL_COMMAND_NAME: "goal.command_file",
+    "workflow": "workflow.command_file",
+    "gk-mode": "mode.command_file",
+}
 """goalkeeper's slash commands in Claude Code and the catalog key of each command file."""
 
 

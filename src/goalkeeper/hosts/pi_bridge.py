@@ -38,6 +38,7 @@ from goalkeeper.hosts.pi_host import (
     CAPABILITIES,
     GOAL_COMMAND,
     HOST,
+    MODE_COMMAND,
     OWN_TOOLS,
     WORKFLOW_COMMAND,
     Answer,
@@ -259,7 +260,9 @@ class Bridge:
 
     def _command(self, msg: Incoming) -> dict[str, Any]:
         if msg.name == WORKFLOW_COMMAND:
-            return self._workflow_command(str(msg.data.get("args") or "").strip())
+            return self._as_prompt(f"/workflow {str(msg.data.get('args') or '').strip()}")
+        if msg.name == MODE_COMMAND:
+            return self._as_prompt(f"/gk-mode {str(msg.data.get('args') or '').strip()}")
         if msg.name != GOAL_COMMAND:
             return {"notify": f"goalkeeper: no command named {msg.name!r}"}
         args = str(msg.data.get("args") or "").strip()
@@ -275,10 +278,11 @@ class Bridge:
             result["notify"] = "\n".join(notes)
         return result
 
-    def _workflow_command(self, args: str) -> dict[str, Any]:
-        """``/workflow …``: what it delivers goes to the agent as one displayed message that
-        starts a turn (catalog spec §11), what the user should read as a notice."""
-        actions = self._actions([UserPrompt(self.session_id, f"/workflow {args}".strip())])
+    def _as_prompt(self, text: str) -> dict[str, Any]:
+        """``/workflow …``, ``/mode …``: handled as the user's prompt; what it delivers goes to
+        the agent as one displayed message that starts a turn (catalog spec §11), what the user
+        should read as a notice."""
+        actions = self._actions([UserPrompt(self.session_id, text.strip())])
         answer = translate("command", actions, can_continue=False)
         result: dict[str, Any] = {}
         notes = [a["text"] for a in answer.actions if a.get("action") == "notify"]

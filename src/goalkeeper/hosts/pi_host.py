@@ -49,6 +49,7 @@ ACTIVE_ONLY_TOOLS = ("workflow_active", "workflow_ask")
 so their ``tool_call`` is not sent to it a second time."""
 GOAL_COMMAND = "goal"
 WORKFLOW_COMMAND = "workflow"
+MODE_COMMAND = "mode"
 CUSTOM_TYPE = "goalkeeper"
 """The ``customType`` of every message goalkeeper puts into a Pi session."""
 FORWARD = (
@@ -130,6 +131,7 @@ def declaration(config: Config, lang: Lang, project: Path | None = None) -> dict
         "commands": [
             {"name": GOAL_COMMAND, "description": render(lang, "goal.pi.command")},
             {"name": WORKFLOW_COMMAND, "description": render(lang, "workflow.command.description")},
+            {"name": MODE_COMMAND, "description": render(lang, "mode.command.description")},
         ],
         "forward": list(FORWARD),
         "awaited": {

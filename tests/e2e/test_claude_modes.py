@@ -1,0 +1,47 @@
+"""Normal mode's question gate with the real Claude Code CLI and a scripted fake model.
+
+`/gk-mode normal <task>` starts a normal-mode run from the prompt hook; the fake model then tries
+to write code at once. Claude Code asks goalkeeper's PreToolUse hook, which refuses the write in
+the discuss phase; the model asks its question and stops, and goalkeeper lets that stop stand
+(the user owes the confirmation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .harness import Case
+from .test_claude_todos import assert_clean_exit, only_result, result_text, text
+
+pytestmark = pytest.mark.e2e
+
+ENV = {"GOALKEEPER_LANG": "en", "GOALKEEPER_NO_PLAN": "silent"}
+
+
+def test_normal_mode_refuses_code_in_discuss_and_waits_for_the_user(case: Case) -> None:
+    """The write is refused with the reason and the way on; no file is written; the stop that
+    asks the user is not continued."""
+    case.install()
+    target = case.proj / "vat.py"
+    rules: list[dict[str, Any]] = [
+        {"name": "ask", "when": {"tail_contains": "no code changes yet"},
+         "reply": text("Before I change anything: which VAT rate applies to books?")},
+        {"name": "write", "when": {"contains": "discuss → plan → execute → verify"},
+         "reply": [{"type": "tool_use", "name": "Write",
+                    "input": {"file_path": str(target), "content": "RATE = 0.2\n"}}]},
+    ]  # fmt: skip
+    run = case.run_claude(
+        rules, prompt="/gk-mode normal add the VAT rule", allowed_tools=("Write",), extra_env=ENV
+    )
+    assert run.rules == ["write", "ask"], run.describe()
+    assert_clean_exit(run)
+    refusal = only_result(run, 1)
+    assert refusal.get("is_error") is True
+    said = result_text(refusal)
+    assert "normal mode, discuss phase: no code changes yet" in said
+    assert "/gk-mode confirm" in said
+    assert not target.exists()
+    modes = [e["data"] for e in case.journal({"mode"})]
+    assert modes and modes[0]["mode"] == "normal" and modes[0]["phase"] == "discuss"
