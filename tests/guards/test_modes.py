@@ -126,3 +126,19 @@ def test_confirm_without_a_waiting_run_and_usage(sup: Supervisor) -> None:
         send(sup, UserPrompt(S, "/gk-mode confirm")), Notify
     )
     assert texts(send(sup, UserPrompt(S, "/gk-mode")), Notify).startswith("Usage: /gk-mode")
+
+
+def test_a_goal_set_with_a_mode_starts_its_run_once(sup: Supervisor, tmp_path: Path) -> None:
+    """The per-goal option: `goal set --mode normal` starts a normal run with the goal as the
+    task at the agent's next run, once; `off` ends it for good for that goal."""
+    from goalkeeper.cli.app import run
+    from goalkeeper.core.values import BeforeAgentStart
+
+    assert run(["-C", str(tmp_path), "goal", "set", "VAT is right", "--verify", "true",
+                "--mode", "normal"]) == 0  # fmt: skip
+    assert "mode: normal" in (tmp_path / ".agents" / "goal" / "GOAL.md").read_text("utf-8")
+    first = send(sup, BeforeAgentStart(S))
+    assert "Task: VAT is right" in texts(first, Advise)
+    assert "no code changes yet" in texts(send(sup, write("Write", "src/vat.py")), Block)
+    send(sup, UserPrompt(S, "/gk-mode off"))
+    assert "Normal mode" not in texts(send(sup, BeforeAgentStart(S)), Advise)

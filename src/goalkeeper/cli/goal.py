@@ -34,6 +34,11 @@ _json = click.option("--json", "as_json", is_flag=True, help="Print one JSON obj
 @click.option("--rounds", type=click.IntRange(1, 100), help="Repair rounds before pausing (3).")
 @click.option("--timeout", type=click.FloatRange(1, 3600), help="Seconds per command (120).")
 @click.option("--replace", is_flag=True, help="Replace an active goal (it is archived first).")
+@click.option(
+    "--mode",
+    type=click.Choice(["quick", "normal"]),
+    help="Work on it in quick or normal mode (recorded in GOAL.md as `mode:`).",
+)
 @_json
 @click.pass_obj
 def set_command(
@@ -43,10 +48,12 @@ def set_command(
     rounds: int | None,
     timeout: float | None,
     replace: bool,
+    mode: str | None,
     as_json: bool,
 ) -> int:
     """Set the goal TEXT. The verify command comes from --verify, else from TEXT ("`pytest -q`
     passes"), else from the project for what TEXT asks ("all tests pass" → its test command).
+    With --mode the agent works on it in that mode (see `goalkeeper mode`).
 
     Exit status: 0 when the goal was set, 1 when another goal is active (use --replace) or
     no verify command could be found (the goal is set; add one).
@@ -65,6 +72,12 @@ def set_command(
     config = load_config(app.project, relevant_env())
     said = apply_goal_actions([action], app.project, make_say(_lang(config.lang)), time.time())
     doc = load_goal(app.project)
+    if mode and doc is not None and doc.goal is not None and doc.goal.objective == text.strip():
+        from goalkeeper.engine.goal_io import iso
+        from goalkeeper.store.goalfile import update_goal
+
+        update_goal(app.project, GoalUpdate({"mode": mode}), now=iso(time.time()))
+        doc = load_goal(app.project)
     notes = [a.text for a in said if isinstance(a, Notify)]
     ok = doc is not None and doc.goal is not None and doc.goal.objective == text.strip()
     ok = ok and not any(n.level != "info" for n in said if isinstance(n, Notify))

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from goalkeeper.core.values import (
     Action,
     Advise,
+    BeforeAgentStart,
     Block,
     Continue,
     Event,
@@ -55,6 +56,8 @@ class ModesState:
     phase: str | None = None
     confirmed: bool = False
     started: int = 0
+    goal_id: str | None = None
+    """The goal whose mode this session already ran (the per-goal option, once per goal)."""
 
 
 class ModesGuard:
@@ -72,6 +75,8 @@ class ModesGuard:
     def on_event(self, event: Event, state: ModesState, ctx: Context) -> Verdict[ModesState]:
         if isinstance(event, UserPrompt) and _COMMAND.match(event.text):
             return on_command(event, state, ctx)
+        if isinstance(event, BeforeAgentStart) and state.mode is None and ctx.goal is not None:
+            return goal_mode(event, state, ctx)
         if state.mode != "normal":
             return Verdict()
         if isinstance(event, ToolCall) and event.name in CODE_WRITING_TOOLS:
@@ -103,27 +108,49 @@ def on_command(ev: UserPrompt, s: ModesState, ctx: Context) -> Verdict[ModesStat
         return Verdict((record, Notify(say("mode.confirmed")), advice), new)
     if word == "off":
         record = Record("mode", {"mode": None})
-        return Verdict((record, Notify(say("mode.off"))), ModesState(started=s.started))
+        ended = ModesState(started=s.started, goal_id=s.goal_id)
+        return Verdict((record, Notify(say("mode.off"))), ended)
     if word not in ("quick", "normal"):
         return Verdict((Notify(say("mode.usage"), "warning"),))
+    return start_run(word, task, ev.session_id, s, ctx)
+
+
+def start_run(
+    mode: str, task: str, session_id: str, s: ModesState, ctx: Context
+) -> Verdict[ModesState]:
+    say = ctx.say
     task_text = say("mode.task", task=task) if task else ""
     n = s.started + 1
-    if word == "quick":
-        new = ModesState(mode="quick", phase="execute", started=n)
+    if mode == "quick":
+        new = ModesState(mode="quick", phase="execute", started=n, goal_id=s.goal_id)
         actions: tuple[Action, ...] = (
             Record("mode", {"mode": "quick"}),
             Notify(say("mode.started.quick")),
             Advise(say("mode.advise.quick", task=task_text)),
         )
         return Verdict(actions, new)
-    run_dir = f"{RUNS_DIR}/{_run_id(ev.session_id, ctx.now, n, task)}"
-    new = ModesState(mode="normal", run_dir=run_dir, phase="discuss", started=n)
+    run_dir = f"{RUNS_DIR}/{_run_id(session_id, ctx.now, n, task)}"
+    new = ModesState(mode="normal", run_dir=run_dir, phase="discuss", started=n, goal_id=s.goal_id)
     actions = (
         Record("mode", {"mode": "normal", "phase": "discuss", "run_dir": run_dir}),
         Notify(say("mode.started.normal", run_dir=run_dir)),
         Advise(say("mode.advise.normal", run_dir=run_dir, confirm=CONFIRM, task=task_text)),
     )
     return Verdict(actions, new)
+
+
+def goal_mode(ev: BeforeAgentStart, s: ModesState, ctx: Context) -> Verdict[ModesState]:
+    """The per-goal option: a goal set with a mode (``goalkeeper goal set --mode normal``) runs
+    in it, once per goal and session (``off`` ends it for good)."""
+    doc = ctx.goal
+    goal = doc.goal if doc is not None else None
+    if goal is None or goal.status != "active" or goal.goal_id == s.goal_id:
+        return Verdict()
+    mode = goal.extra.get("mode")
+    if mode not in ("quick", "normal"):
+        return Verdict()
+    started = start_run(str(mode), goal.objective, ev.session_id, s, ctx)
+    return Verdict(started.actions, replace(started.state or s, goal_id=goal.goal_id))
 
 
 def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesState]:
