@@ -472,3 +472,47 @@ def test_a_workflow_runs_through_the_tools_goalkeeper_declares(pi_case: PiCase) 
     assert "Allowed next procedures: implement, code-review" in tool_outputs(requests[2])[-1]
     assert 'source="procedure/implement"' in tool_outputs(requests[3])[-1]
     assert "completed. Persistent active state cleared" in tool_outputs(requests[4])[-1]
+
+
+def test_workflow_ask_shows_a_dialog_in_pi_and_the_answer_reaches_the_model(
+    pi_case: PiCase,
+) -> None:
+    """During a workflow the model asks the user with `workflow_ask`: Pi shows the choices (plus
+    a custom answer) in its UI, and the user's choice is the tool's result."""
+    asked: list[dict[str, Any]] = []
+
+    def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+        asked.append(request)
+        return {"value": "Drop the cookie"} if request.get("method") == "select" else None
+
+    pi_case.fake.set_rules(
+        [
+            {"name": "yield", "when": {"tail_contains": "is still active"},
+             "reply": [text("The fix waits for the user's review; stopping here.")]},
+            {"name": "done", "when": {"last_is_tool_result": True,
+                                      "tail_contains": "User selected: Drop the cookie"},
+             "reply": [text("Going with dropping the cookie.")]},
+            {"name": "ask", "when": {"last_is_tool_result": True,
+                                     "tail_contains": 'source="procedure/diagnosing-bugs"'},
+             "reply": [tool("workflow_ask", question="Which fix?",
+                            options=["Guard the redirect", "Drop the cookie"],
+                            recommended="Guard the redirect")]},
+            {"name": "start", "when": {"tail_contains": "The login redirect loops"},
+             "reply": [tool("workflow", mode="workflow", route="hard-bug")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
+    install(pi_case, env)
+    rpc = pi_case.rpc(env=env, ui_handler=answer)
+    rpc.prompt("The login redirect loops.")
+    rpc.wait_settled(**SETTLE_KW)
+
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert rules == ["start", "ask", "done", "yield"], pi_case.fake.describe()
+    [select] = [r for r in asked if r.get("method") == "select"]
+    assert select.get("options") == [
+        "Guard the redirect",
+        "Drop the cookie",
+        "Type custom answer...",
+    ]
+    assert select.get("timeout") == 60_000

@@ -91,6 +91,7 @@ MESSAGES: dict[str, str] = {
     "workflow.command_file": '---\ndescription: "Route and manage goalkeeper workflows and standalone capabilities"\nargument-hint: "<route | capability> [task] | status | transition <target> | complete | cancel [reason]"\n---\n/workflow $ARGUMENTS\n\n(goalkeeper handles this command: follow the workflow context it adds to this message.)\n',
     # -- ask -----------------------------------------------------------------------------------
     "workflow.ask.custom": "Type custom answer...",
+    "workflow.ask.placeholder": "Enter your answer...",
     "workflow.ask.selected": "User selected: {answer}",
     "workflow.ask.timeout_default": "User selected (timeout default): {answer}",
     "workflow.ask.custom_answer": "User answered (custom): {answer}",

@@ -88,6 +88,7 @@ MESSAGES: dict[str, str] = {
     "workflow.command_file": '---\ndescription: "路由并管理 goalkeeper 工作流与独立能力"\nargument-hint: "<路线 | 能力> [任务] | status | transition <目标> | complete | cancel [原因]"\n---\n/workflow $ARGUMENTS\n\n（goalkeeper 处理这个命令：按它附加在这条消息上的工作流上下文去做。）\n',
     # -- 提问 --------------------------------------------------------------------------------------
     "workflow.ask.custom": "输入自定义答案……",
+    "workflow.ask.placeholder": "输入你的答案……",
     "workflow.ask.selected": "用户选择：{answer}",
     "workflow.ask.timeout_default": "用户选择（超时默认）：{answer}",
     "workflow.ask.custom_answer": "用户回答（自定义）：{answer}",

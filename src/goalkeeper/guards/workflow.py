@@ -299,17 +299,77 @@ def _check_fields(data: Mapping[str, Any], action: object) -> str | None:
 
 
 def on_ask(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    """A structured question for the user. Where the host cannot show one (an MCP client has
-    no dialog), the decision stays pending and the model is told not to proceed."""
+    """A structured question for the user (catalog spec §8.3). Where the host can show a
+    dialog (Pi) the reply describes it and the host reports the outcome back through the same
+    tool (``_outcome``); elsewhere (an MCP client has no dialog) the decision stays pending. A
+    pending decision never takes the recommendation and never authorizes progress."""
     say = ctx.say
     if s.active is None:
         return Verdict((Block(say("workflow.error.no_active")),), s)
+    outcome = ev.input.get("_outcome")
+    if isinstance(outcome, Mapping):
+        return Verdict((_ask_result(outcome, ctx),), s)
     question = _text(ev.input.get("question"))
     options = ev.input.get("options")
     if not question or not isinstance(options, list) or not options:
         return _refuse(ctx, ASK, "question and options (2-4 suggestions) are required", s)
-    data = {"pending": True, "source": "no_ui"}
-    return Verdict((Reply(data, say("workflow.ask.pending.no_ui")),), s)
+    if "ask" not in ctx.capabilities:
+        data = {"pending": True, "source": "no_ui"}
+        return Verdict((Reply(data, say("workflow.ask.pending.no_ui")),), s)
+    choices = [str(o) for o in options]
+    custom = str(say("workflow.ask.custom"))
+    if ev.input.get("allow_custom", True) is not False and custom not in choices:
+        choices.append(custom)
+    recommended = _text(ev.input.get("recommended"))
+    seconds = ev.input.get("timeout_seconds")
+    timeout_ms: int | None = None
+    if recommended:  # only a recommendation may be adopted when nobody answers
+        ok = isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0
+        timeout_ms = int(seconds * 1000) if ok else 60_000  # type: ignore[operator]
+    dialog = {
+        "title": _text(ev.input.get("title")) or _dialog_title(s, ctx),
+        "question": question,
+        "choices": choices,
+        "custom": custom,
+        "placeholder": str(say("workflow.ask.placeholder")),
+        "recommended": recommended or None,
+        "timeoutMs": timeout_ms,
+    }
+    return Verdict((Reply({"dialog": dialog}),), s)
+
+
+def _ask_result(outcome: Mapping[str, Any], ctx: Context) -> Action:
+    say = ctx.say
+    source = str(outcome.get("source") or "cancelled")
+    answer = _text(outcome.get("answer"))
+    if source == "choice_selected" and answer:
+        data: dict[str, object] = {"answer": answer, "is_custom": False, "source": source}
+        return Reply(data, say("workflow.ask.selected", answer=answer))
+    if source == "timeout_recommended" and answer:
+        data = {"answer": answer, "is_custom": False, "timed_out": True, "pending": False,
+                "source": source}  # fmt: skip
+        return Reply(data, say("workflow.ask.timeout_default", answer=answer))
+    if source == "custom_input" and answer:
+        data = {"answer": answer, "is_custom": True, "source": source}
+        return Reply(data, say("workflow.ask.custom_answer", answer=answer))
+    if source == "custom_input_cancelled":
+        return Reply(
+            {"pending": True, "source": source}, say("workflow.ask.pending.custom_cancelled")
+        )
+    if source == "no_ui":
+        return Reply({"pending": True, "source": source}, say("workflow.ask.pending.no_ui"))
+    data = {"pending": True, "timed_out": False, "source": "cancelled"}
+    return Reply(data, say("workflow.ask.pending.cancelled"))
+
+
+def _dialog_title(s: WorkflowState, ctx: Context) -> str:
+    """``<Route Title> · <Phase Title>`` of the active workflow."""
+    record = s.active or {}
+    source = _procedures(ctx)
+    route = str(record.get("route", ""))
+    routes = source.catalog.routes() if source is not None else ()
+    title = next((r.title for r in routes if r.route == route), route)
+    return f"{title} · {phase_title(str(record.get('phase', '')), ctx.say)}"
 
 
 # ---------------------------------------------------------------------------------------------

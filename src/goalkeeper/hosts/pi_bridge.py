@@ -26,6 +26,7 @@ from goalkeeper.core.values import (
     Choice,
     Event,
     Notify,
+    Reply,
     SessionSource,
     SessionStart,
     ToolCall,
@@ -256,6 +257,12 @@ class Bridge:
             return {"text": f"goalkeeper: no tool named {msg.name!r}", "isError": True}
         actions = self._actions([ToolCall(self.session_id, msg.name, dict(msg.data))])
         self._send([a for a in actions if isinstance(a, Notify)], "tool")
+        dialog = next(
+            (a.data["dialog"] for a in actions if isinstance(a, Reply) and "dialog" in a.data),
+            None,
+        )
+        if dialog is not None:  # the extension shows it and reports back through this tool
+            return {"dialog": dialog}
         return tool_result(actions)
 
     def _command(self, msg: Incoming) -> dict[str, Any]:

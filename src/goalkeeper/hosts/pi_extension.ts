@@ -305,6 +305,27 @@ export default function goalkeeper(pi: ExtensionAPI) {
       .then(report, () => report(undefined));
   }
 
+  // workflow_ask's dialog: a selection (with a timeout only when a recommendation may be
+  // adopted), then free text when the custom choice is taken. No UI: the decision stays pending.
+  async function showDialog(d: any, ctx: any): Promise<Record<string, unknown>> {
+    try {
+      if (!ctx?.hasUI) return { source: "no_ui" };
+      const choices: string[] = Array.isArray(d.choices) ? d.choices.map(String) : [];
+      const opts = typeof d.timeoutMs === "number" ? { timeout: d.timeoutMs } : undefined;
+      const picked = await ctx.ui.select(String(d.question), choices, opts);
+      if (picked === undefined || picked === null) {
+        return d.recommended ? { source: "timeout_recommended", answer: d.recommended } : { source: "cancelled" };
+      }
+      if (picked === d.custom) {
+        const typed = await ctx.ui.input(String(d.question), String(d.placeholder ?? ""));
+        return typeof typed === "string" && typed.trim() ? { source: "custom_input", answer: typed.trim() } : { source: "custom_input_cancelled" };
+      }
+      return { source: "choice_selected", answer: String(picked) };
+    } catch {
+      return { source: "cancelled" };
+    }
+  }
+
   function registerFrom(decl: Declaration) {
     for (const tool of decl.tools ?? []) {
       if (registered.has(`tool:${tool.name}`)) continue;
@@ -319,7 +340,11 @@ export default function goalkeeper(pi: ExtensionAPI) {
         async execute(_toolCallId: string, params: any, _signal: any, _onUpdate: any, ctx: any) {
           lastCtx = ctx ?? lastCtx;
           await ensure(ctx);
-          const r = await request("tool", { name: tool.name, params, ctx: ctxInfo(ctx) }, tool.timeoutMs);
+          let r = await request("tool", { name: tool.name, params, ctx: ctxInfo(ctx) }, tool.timeoutMs);
+          if (r?.dialog) {  // a question for the user; the outcome goes back through the tool
+            const outcome = await showDialog(r.dialog, ctx);
+            r = await request("tool", { name: tool.name, params: { ...params, _outcome: outcome }, ctx: ctxInfo(ctx) }, tool.timeoutMs);
+          }
           if (!r) throw new Error("goalkeeper did not answer; the call was not recorded. Try again.");
           if (r.isError) throw new Error(String(r.text));
           return { content: [{ type: "text", text: String(r.text) }], details: r.details ?? {} };
