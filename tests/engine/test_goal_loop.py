@@ -336,3 +336,54 @@ def test_on_a_host_that_can_ask_a_paused_goal_asks_and_continue_resumes_it(
     assert goal.progress_log[-1].endswith("resumed by the user; rounds 1 of 3")
     again = sup.handle([Choice("s", asks[0].key, "continue")]).actions  # not paused any more
     assert kinds(again) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# A coarse goal is worked through a route (seed 001 decision 7, the issue's delegation)
+# ---------------------------------------------------------------------------------------------
+
+COARSE = "/gk-goal rewrite the store, then port the CLI, then update the docs; `pytest -q` passes"
+
+
+def workflow_records(sup: Supervisor) -> list[dict[str, object]]:
+    from goalkeeper.store import journal
+
+    entries = journal.recent(sup.store.connection(), 500, "s")
+    return [e.data for e in entries if e.kind == "workflow"]
+
+
+def test_a_coarse_goal_starts_idea_to_ship_at_the_next_stop(sup: Supervisor) -> None:
+    """Claude Code: the goal arrives with the prompt, so its route starts at the first stop, as
+    a continuation carrying the route's entry procedure and the goal as the request."""
+    sup.handle([UserPrompt("s", COARSE), BeforeAgentStart("s")])
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.route == "idea-to-ship" and len(goal.criteria) >= 3
+
+    stopped = settle(sup, "I looked around.")
+    body = text(stopped)
+    assert "Route: idea-to-ship" in body and "Phase: shaping" in body
+    assert "User target/request:\n" + goal.objective in body
+    assert "started · " in text(stopped, Notify)
+    (record,) = workflow_records(sup)
+    assert record["route"] == "idea-to-ship" and record["status"] == "active"
+
+    settle(sup, "still shaping")
+    assert len(workflow_records(sup)) == 1  # once per goal: never restarted
+
+
+def test_a_coarse_goal_set_outside_the_conversation_starts_at_the_next_run(
+    sup: Supervisor,
+) -> None:
+    """Pi or the CLI: GOAL.md already names the route when the agent's run begins."""
+    sup.handle([UserPrompt("s", COARSE)])
+    started = sup.handle([UserPrompt("s", "go on"), BeforeAgentStart("s")]).actions
+    assert "Route: idea-to-ship" in text(started, Advise)
+    assert [r["route"] for r in workflow_records(sup)] == ["idea-to-ship"]
+
+
+def test_a_fine_goal_names_no_route_and_starts_none(sup: Supervisor) -> None:
+    say_goal(sup)
+    assert load_goal(sup.project).goal.route is None  # type: ignore[union-attr]
+    sup.handle([UserPrompt("s", "go on"), BeforeAgentStart("s")])
+    settle(sup)
+    assert workflow_records(sup) == []

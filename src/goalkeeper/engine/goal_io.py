@@ -47,6 +47,11 @@ def apply_goal_actions(
     return tuple(said)
 
 
+COARSE_ROUTE = "idea-to-ship"
+"""Seed 001 decision 7: a coarse goal (many files, modules, architecture) is worked through a
+multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too."""
+
+
 def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Action]:
     from goalkeeper.store.goalfile import create_goal, load_goal
     from goalkeeper.store.project import fingerprint_tests, infer_verify_commands
@@ -72,7 +77,7 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Acti
         goal_id="g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S"),
         created=stamp,
         updated=stamp,
-        route="stages" if action.stages else None,
+        route=COARSE_ROUTE if action.stages else None,  # the workflow guard starts it
         rounds=action.rounds or DEFAULT_ROUNDS,
         timeout_s=action.timeout_s or DEFAULT_TIMEOUT_S,
     )

@@ -58,6 +58,8 @@ class WorkflowState:
     """Sent back once at a stop since the last workflow call or user message."""
     started: int = 0
     """Work items started in this session (part of the next work item's id)."""
+    goal_id: str | None = None
+    """The goal whose route this session already started (a coarse goal's delegation)."""
 
 
 class WorkflowGuard:
@@ -96,7 +98,7 @@ class WorkflowGuard:
             routing = routing_guidance(ctx)  # static: once per context window, cache-safe
             return Verdict((*routing, *restored.actions), restored.state)
         if isinstance(event, BeforeAgentStart):
-            return on_before_agent_start(state, ctx)
+            return on_before_agent_start(event, state, ctx)
         if isinstance(event, UserPrompt):
             s = replace(state, nudged=False)
             if "/workflow" in event.text[:40]:
@@ -401,11 +403,17 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     return Verdict((Advise(text),), replace(s, delivered=full.loaded))
 
 
-def on_before_agent_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
+def on_before_agent_start(
+    ev: BeforeAgentStart, s: WorkflowState, ctx: Context
+) -> Verdict[WorkflowState]:
     """The compact guidance each run; first, the procedure itself when it has not reached the
     agent yet (the user moved the workflow from outside the conversation, e.g. the CLI)."""
     from goalkeeper.core.workflow import WorkflowError, context, record_from_json
 
+    if s.active is None:
+        delegated = goal_route(ev.session_id, s, ctx)
+        if delegated is not None:
+            return delegated
     guide = active_guidance(s, ctx)
     record = record_from_json(s.active) if s.active else None
     source = _procedures(ctx)
@@ -423,6 +431,42 @@ def on_before_agent_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowSta
     action = ctx.say("workflow.action.transitioned", procedure=record.procedure)
     step = Advise(step_text(record, content, action, ctx, request=None))
     return Verdict((step, *guide), replace(s, delivered=delivered))
+
+
+def goal_route(
+    session_id: str, s: WorkflowState, ctx: Context, *, stop: bool = False
+) -> Verdict[WorkflowState] | None:
+    """A goal that names a route (a coarse goal: idea-to-ship) is worked through it: the route
+    starts with the goal as the task, once per goal and session, at the agent's next run or,
+    where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
+    after that prompt's hook), at its next stop, as a continuation."""
+    from goalkeeper.core.resolver import delta
+    from goalkeeper.core.workflow import WorkflowError, start
+
+    doc = ctx.goal
+    goal = doc.goal if doc is not None else None
+    source = _procedures(ctx)
+    if goal is None or goal.status != "active" or not goal.route or source is None:
+        return None
+    if goal.goal_id == s.goal_id or goal.route not in {r.route for r in source.catalog.routes()}:
+        return None
+    say, n = ctx.say, s.started + 1
+    try:
+        record, _ = start(
+            source.catalog, goal.route, work_item_id(session_id, ctx.now, n), source.read
+        )
+        content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
+    except (WorkflowError, ValueError, OSError):
+        return None
+    text = step_text(record, content, say("workflow.action.started"), ctx, request=goal.objective)
+    data = record.to_json()
+    actions = (
+        Continue(text) if stop else Advise(text),
+        Record("workflow", data),
+        Notify(say("workflow.notice.started", title=phase_title(record.phase, say))),
+    )
+    new = replace(s, active=data, delivered=delivered, started=n, goal_id=goal.goal_id)
+    return Verdict(actions, new)
 
 
 def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:
@@ -475,7 +519,11 @@ def routing_guidance(ctx: Context) -> tuple[Action, ...]:
 
 
 def on_settled(ev: Settled, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    if s.active is None or s.nudged or ev.aborted or ev.error:
+    if ev.aborted or ev.error:
+        return Verdict()
+    if s.active is None:
+        return goal_route(ev.session_id, s, ctx, stop=True) or Verdict()
+    if s.nudged:
         return Verdict()
     record = s.active
     text = ctx.say(
