@@ -8,6 +8,10 @@ and standalone root (closure, one ``stat`` per procedure text, link rewriting, w
 whatever its size; the median over all roots and a cached ``load_catalog`` (what every agent
 turn pays before resolving) are shown for reference.
 
+Budget: the per-turn guidance of an active workflow is at most 120 words. It is rendered (in
+English, with Claude Code's longer tool names) for every placement of every route, the work
+item at each procedure with nothing loaded yet (the longest lists), and the largest is reported.
+
 The absolute budget depends on the machine, so a fixed pure-Python workload (``calibration``)
 is timed in the same interleaved run and every figure is also given as a ratio to it.
 
@@ -31,6 +35,7 @@ from goalkeeper.core.resolver import bundle
 from goalkeeper.store.catalog_files import LoadedCatalog, load_catalog
 
 BUDGET_MS = 5.0
+BUDGET_WORDS = 120
 LOAD = "load_catalog cached"
 
 
@@ -57,6 +62,44 @@ def roots(catalog: Catalog) -> list[str]:
     """Every procedure a route or a capability starts from, once, in catalog order."""
     found = [*catalog.definitions(), *catalog.standalone()]
     return list(dict.fromkeys(p.id for p in found))
+
+
+def guidance_words(loaded: LoadedCatalog) -> dict[str, object]:
+    """The words of the active guidance at every placement; the largest and where it is."""
+    from goalkeeper.config import Config
+    from goalkeeper.core.messages import make_say
+    from goalkeeper.guards.spec import Context
+    from goalkeeper.guards.workflow import WorkflowState, active_guidance
+
+    names = {n: f"mcp__goalkeeper__{n}" for n in ("workflow", "workflow_active", "workflow_ask")}
+    ctx = Context(
+        0.0,
+        Config(lang="en"),
+        make_say("en"),
+        "en",
+        None,
+        frozenset(),
+        procedures=lambda: loaded,
+        tool_names=names,
+    )
+    counts: dict[str, int] = {}
+    for route in loaded.catalog.routes():
+        for proc in loaded.catalog.definitions(route.route):
+            placed = loaded.catalog.placement(route.route, proc.id)
+            assert placed is not None
+            record = {
+                "version": 1,
+                "workItemId": "00000000-0000-4000-8000-000000000000",
+                "route": route.route,
+                "procedure": proc.id,
+                "phase": placed.phase,
+                "status": "active",
+                "loadedReferences": [],
+            }
+            (advice,) = active_guidance(WorkflowState(active=record), ctx)
+            counts[f"{route.route}/{proc.id}"] = len(getattr(advice, "text", "").split())
+    largest = max(counts, key=lambda k: counts[k])
+    return {"placements": len(counts), "largest": largest, "words": counts[largest]}
 
 
 def timed_bundle(loaded: LoadedCatalog, root: str) -> Callable[[], float]:
@@ -93,6 +136,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         }
         cases.update({root: timed_bundle(loaded, root) for root in names})
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
+        words = guidance_words(loaded)
     calib = _bench.stats(samples["calibration"]).median
     rows = {
         name: {
@@ -128,13 +172,19 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "slowest": {"root": slowest, "median_ms": medians[slowest]},
             "median_over_roots_ms": round(statistics.median(medians.values()), 3),
             "load_catalog_cached_ms": float(rows[LOAD]["median"]),
+            "guidance": words,
         },
         "budgets": {
             "largest route bundle warm": {
                 "budget_ms": BUDGET_MS,
                 "median_ms": medians[slowest],
                 "pass": medians[slowest] <= BUDGET_MS,
-            }
+            },
+            "per-turn guidance": {
+                "budget_words": BUDGET_WORDS,
+                "words": words["words"],
+                "pass": int(str(words["words"])) <= BUDGET_WORDS,
+            },
         },
     }
 
@@ -167,7 +217,15 @@ def print_report(data: dict[str, object]) -> None:
     )
     budgets = data["budgets"]
     assert isinstance(budgets, dict)
+    guidance = summary["guidance"]
+    print(
+        f"per-turn guidance: at most {guidance['words']} words, at {guidance['largest']} "
+        f"(of {guidance['placements']} placements)\n"
+    )
     for name, b in budgets.items():
+        if "budget_words" in b:
+            print(f"{_bench.verdict(b['pass'])}  {name}: {b['words']} words <= {b['budget_words']}")
+            continue
         print(
             f"{_bench.verdict(b['pass'])}  {name}: {b['median_ms']:.3f} ms <= {b['budget_ms']} ms"
         )
