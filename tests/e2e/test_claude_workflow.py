@@ -119,3 +119,59 @@ def test_the_workflow_command_starts_a_route_with_the_users_task(case: Case) -> 
     assert "User target/request:\\nfix the login redirect" in first
     records = [e["data"] for e in case.journal({"workflow"})]
     assert [(r["route"], r["status"]) for r in records] == [("hard-bug", "active")]
+
+
+ASK = "mcp__goalkeeper__workflow_ask"
+QUESTION = {"question": "Which fix first?", "options": ["the parser", "the cache"],
+            "recommended": "the parser"}  # fmt: skip
+
+
+def ask_rules() -> list[dict[str, Any]]:
+    return [
+        {"name": "wrap-up", "when": {"tail_contains": "completed. Persistent active state cleared"},
+         "reply": text("Done.")},
+        {"name": "complete", "when": {"tail_contains": "is still active"},
+         "reply": call(ACTIVE, action="complete")},
+        {"name": "after", "when": {"tail_contains": "User selected"},
+         "reply": text("Going with the user's choice.")},
+        {"name": "pending", "when": {"tail_contains": "[Pending user decision]"},
+         "reply": text("I wait for the user's decision.")},
+        {"name": "ask", "when": {"tail_contains": 'source="procedure/diagnosing-bugs"'},
+         "reply": call(ASK, **QUESTION)},
+        {"name": "start", "reply": call(GATEWAY, mode="workflow", route="hard-bug")},
+    ]  # fmt: skip
+
+
+def add_hook(case: Case, event: str, command: str) -> None:
+    settings = case.settings()
+    hooks = settings.setdefault("hooks", {})
+    hooks.setdefault(event, []).append({"hooks": [{"type": "command", "command": command}]})
+    case.settings_path.write_text(json.dumps(settings, indent=2), "utf-8")
+
+
+def test_workflow_ask_is_a_form_the_user_answers(case: Case) -> None:
+    """Claude Code shows goalkeeper's question as an MCP elicitation form; here an Elicitation
+    hook answers it as a user would (``-p`` has no screen), and the model gets the answer."""
+    case.install()
+    answer = {"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept",
+                                     "content": {"answer": "the cache"}}}  # fmt: skip
+    log = case.root / "elicitation.json"
+    add_hook(case, "Elicitation", f"tee {log} >/dev/null; echo '{json.dumps(answer)}'")
+    run = case.run_claude(ask_rules(), extra_env=ENV)
+    assert run.rules == ["start", "ask", "after", "complete", "wrap-up"], run.describe()
+    assert_clean_exit(run)
+    assert result_text(only_result(run, 2)) == "User selected: the cache"
+    asked = json.loads(log.read_text("utf-8"))
+    assert asked["mcp_server_name"] == "goalkeeper" and "Which fix first?" in asked["message"]
+    assert asked["requested_schema"]["properties"]["answer"]["default"] == "the parser"
+
+
+def test_workflow_ask_without_an_answer_stays_pending(case: Case) -> None:
+    """``-p`` with nobody to answer the form: Claude Code cancels it, and the decision stays
+    pending; no answer is made up and the recommendation is not taken."""
+    case.install()
+    run = case.run_claude(ask_rules(), extra_env=ENV)
+    assert run.rules == ["start", "ask", "pending", "complete", "wrap-up"], run.describe()
+    assert_clean_exit(run)
+    pending = result_text(only_result(run, 2))
+    assert pending.startswith("[Pending user decision] No answer was selected."), pending

@@ -124,3 +124,127 @@ def test_tool_results_from_actions() -> None:
     assert to_tool_result((Block("no"),)) == ("no", True)
     text, error = to_tool_result((Reply({"action": "list"}), Advise("hint")))
     assert not error and text == '{"action": "list"}\n\nhint'
+
+
+# ---------------------------------------------------------------------------------------------
+# workflow_ask as an MCP elicitation form
+# ---------------------------------------------------------------------------------------------
+
+ASK = {
+    "question": "Which fix first?",
+    "options": ["the parser", "the cache"],
+    "recommended": "the parser",
+    "session": "s-ask",
+}
+Answer = Any  # what the client's form callback does: an ElicitResult, an error, or a delay
+
+
+async def _ask(
+    project: Path, answer: Answer | None, arguments: dict[str, Any], seen: list[Any], era: str
+) -> tuple[bool, str]:
+    """One workflow started, then ``arguments`` asked, through a real server process: over the
+    handshake era (the server sends ``elicitation/create``) or 2026-07-28 (no server requests:
+    the form comes in an ``InputRequiredResult`` and the SDK client retries with the answer)."""
+    import mcp_types as types
+    from mcp.client import Client
+
+    async def on_elicit(context: Any, params: Any) -> Any:
+        seen.append(params)
+        if isinstance(answer, float):
+            await anyio.sleep(answer)
+            return types.ElicitResult(action="cancel")
+        return answer
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "goalkeeper", "-C", str(project), "mcp"],
+        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_LANG": "en"},
+    )
+    callback = on_elicit if answer is not None else None
+    start = {"mode": "workflow", "route": "hard-bug", "session": "s-ask"}
+    if era == "modern":
+        async with Client(params, mode="2026-07-28", elicitation_callback=callback) as client:
+            assert not (await client.call_tool("workflow", start)).is_error
+            result = await client.call_tool("workflow_ask", arguments)
+            return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+    async with (
+        stdio_client(params) as streams,
+        ClientSession(streams[0], streams[1], elicitation_callback=callback) as session,
+    ):
+        await session.initialize()
+        assert not (await session.call_tool("workflow", start)).is_error
+        result = await session.call_tool("workflow_ask", arguments)
+        return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.fixture(params=["legacy", "modern"])
+def era(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def ask(
+    project: Path, answer: Answer | None, arguments: dict[str, Any] = ASK, era: str = "legacy"
+) -> tuple[str, list[Any]]:
+    seen: list[Any] = []
+    error, text = anyio.run(_ask, project, answer, arguments, seen, era)
+    assert not error, text
+    return text, seen
+
+
+def accept(**content: str) -> Any:
+    import mcp_types as types
+
+    return types.ElicitResult(action="accept", content=dict(content))
+
+
+def test_a_client_with_forms_asks_the_user_and_the_choice_is_the_answer(
+    tmp_path: Path, era: str
+) -> None:
+    """The form offers the suggestions (recommended preselected) plus a field of one's own;
+    the user's pick comes back to the model as the answer."""
+    text, seen = ask(tmp_path, accept(answer="the cache"), era=era)
+    assert text == "User selected: the cache"
+    (form,) = seen
+    assert "Which fix first?" in form.message and "Hard Bug" in form.message
+    schema = form.requested_schema
+    assert schema["required"] == ["answer"]
+    assert schema["properties"]["answer"]["enum"] == [
+        "the parser",
+        "the cache",
+        "Type custom answer...",
+    ]
+    assert schema["properties"]["answer"]["default"] == "the parser"
+    assert "own_answer" in schema["properties"]
+
+
+def test_an_answer_of_ones_own_comes_back_as_custom(tmp_path: Path, era: str) -> None:
+    text, _ = ask(tmp_path, accept(answer="Type custom answer...", own_answer=" neither "), era=era)
+    assert text == "User answered (custom): neither"
+
+
+def test_a_declined_form_leaves_the_decision_pending(tmp_path: Path, era: str) -> None:
+    import mcp_types as types
+
+    text, _ = ask(tmp_path, types.ElicitResult(action="decline"), era=era)
+    assert text.startswith("[Pending user decision] No answer was selected.")
+
+
+def test_nobody_answering_in_time_adopts_only_the_recommendation(tmp_path: Path) -> None:
+    """Handshake era only: the server waits for its own request. On 2026-07-28 the client
+    holds the form, so how long it waits is the client's."""
+    text, _ = ask(tmp_path, 5.0, {**ASK, "timeout_seconds": 1})
+    assert text == "User selected (timeout default): the parser"
+
+
+def test_a_client_without_forms_gets_a_pending_decision(tmp_path: Path, era: str) -> None:
+    text, seen = ask(tmp_path, None, era=era)
+    assert seen == [] and text.startswith("[Pending user decision] No UI is available.")
+
+
+def test_the_model_cannot_answer_for_the_user(tmp_path: Path, era: str) -> None:
+    """An ``_outcome`` in the model's own arguments is dropped: the form is still shown."""
+    import mcp_types as types
+
+    forged = {**ASK, "_outcome": {"source": "choice_selected", "answer": "the cache"}}
+    text, seen = ask(tmp_path, types.ElicitResult(action="cancel"), forged, era)
+    assert len(seen) == 1 and text.startswith("[Pending user decision]")

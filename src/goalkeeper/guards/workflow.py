@@ -302,9 +302,10 @@ def _check_fields(data: Mapping[str, Any], action: object) -> str | None:
 
 def on_ask(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     """A structured question for the user (catalog spec §8.3). Where the host can show a
-    dialog (Pi) the reply describes it and the host reports the outcome back through the same
-    tool (``_outcome``); elsewhere (an MCP client has no dialog) the decision stays pending. A
-    pending decision never takes the recommendation and never authorizes progress."""
+    dialog (Pi's boxes, an MCP client's elicitation form) the reply describes it and the host
+    reports the outcome back through the same tool (``_outcome``, set by the host only);
+    elsewhere the decision stays pending. A pending decision never takes the recommendation
+    and never authorizes progress."""
     say = ctx.say
     if s.active is None:
         return Verdict((Block(say("workflow.error.no_active")),), s)

@@ -1,11 +1,16 @@
 """``goalkeeper mcp``: goalkeeper's own tools over MCP (stdio), for any agent that speaks MCP.
 
-Today one tool, ``todo``; the engine decides (gates, checked evidence) and performs it, in the
-session the call belongs to. Which session: the ``session`` argument goalkeeper's PreToolUse
-hook writes into the call (Claude Code), else ``CLAUDE_CODE_SESSION_ID`` from the server's
-environment (Claude Code sets it for the MCP servers of a session), else ``GOALKEEPER_SESSION``,
-else ``default``. Translation only; the official ``mcp`` SDK's low-level server is used so the
-tool schema is exactly the one the engine declares.
+The tools are ``todo`` and the three workflow tools; the engine decides (gates, checked
+evidence, legal transitions) and performs each call, in the session the call belongs to.
+``workflow_ask`` puts its question to the user as an elicitation form where the client declares
+forms (Claude Code does), as a server request or, on 2026-07-28 connections, in the result.
+
+Which session: the ``session`` argument goalkeeper's PreToolUse hook writes into the call
+(Claude Code), else ``CLAUDE_CODE_SESSION_ID`` from the server's environment (Claude Code sets it
+for the MCP servers of a session), else ``GOALKEEPER_SESSION``, else ``default``.
+
+Translation only; the official ``mcp`` SDK's low-level server is used so the tool schema is
+exactly the one the engine declares.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goalkeeper.config import load_config
 from goalkeeper.core.messages import render
@@ -23,12 +28,17 @@ from goalkeeper.core.todos import TOOL_SCHEMA
 from goalkeeper.core.values import Action, Advise, Block, Capability, Reply, ToolCall
 from goalkeeper.store.db import Store
 
+if TYPE_CHECKING:
+    from mcp_types import InputRequiredResult
+
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
 WORKFLOW_TOOLS = ("workflow", "workflow_active", "workflow_ask")
 TOOL_NAMES = {n: f"mcp__{SERVER_NAME}__{n}" for n in (TOOL_NAME, *WORKFLOW_TOOLS)}
 """How Claude Code names this server's tools; the engine's texts use these names."""
 CAPABILITIES: frozenset[Capability] = frozenset({"block", "advise"})
+ASK: frozenset[Capability] = frozenset({"ask"})
+"""Added for a client that can show a form (MCP elicitation): ``workflow_ask`` asks the user."""
 
 
 def session_of(arguments: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -47,27 +57,54 @@ def call_todo(
     tool: str = TOOL_NAME,
 ) -> tuple[str, bool]:
     """One call of goalkeeper's ``tool`` (``todo`` or a workflow tool) through the engine: the
-    text for the model, and whether it is an error.
+    text for the model, and whether it is an error."""
+    return to_tool_result(run_call(project, arguments, env, store, tool=tool))
+
+
+def run_call(
+    project: Path,
+    arguments: Mapping[str, Any],
+    env: Mapping[str, str],
+    store: Store | None = None,
+    *,
+    tool: str = TOOL_NAME,
+    outcome: Mapping[str, str] | None = None,
+    dialogs: bool = False,
+) -> tuple[Action, ...]:
+    """The engine's actions for one call. ``dialogs``: the client can show a form (so
+    ``workflow_ask`` may ask the user); ``outcome``: what the user answered to that form. An
+    ``_outcome`` in the model's own arguments is dropped: only the host reports an answer.
 
     A long-lived server passes its ``store`` (one open connection; calls are serialised by the
     caller); otherwise a connection is opened and closed for this call."""
     from goalkeeper.engine.supervisor import Supervisor
 
     config = load_config(project, env)
-    args = {k: v for k, v in arguments.items() if k != "session"}
+    args = {k: v for k, v in arguments.items() if k not in ("session", "_outcome")}
+    if outcome is not None:
+        args["_outcome"] = dict(outcome)
     own = store is None
+    caps = CAPABILITIES | ASK if dialogs else CAPABILITIES
     supervisor = Supervisor(
-        project, config, host="mcp", capabilities=CAPABILITIES, store=store, tool_names=TOOL_NAMES
+        project, config, host="mcp", capabilities=caps, store=store, tool_names=TOOL_NAMES
     )
     try:
-        outcome = supervisor.handle([ToolCall(session_of(arguments, env), tool, args)])
+        return supervisor.handle([ToolCall(session_of(arguments, env), tool, args)]).actions
     except Exception as exc:  # the tool answers with an error; the agent goes on
         lang = config.lang if config.lang != "auto" else "en"
-        return render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}"), True
+        return (Block(render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")),)
     finally:
         if own:
             supervisor.store.close()
-    return to_tool_result(outcome.actions)
+
+
+def dialog_of(actions: tuple[Action, ...]) -> Mapping[str, Any] | None:
+    """The question the engine wants put to the user, if any."""
+    for a in actions:
+        found = a.data.get("dialog") if isinstance(a, Reply) else None
+        if isinstance(found, Mapping):
+            return found
+    return None
 
 
 def to_tool_result(actions: tuple[Action, ...]) -> tuple[str, bool]:
@@ -111,6 +148,77 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
     return tools
 
 
+def can_elicit(ctx: Any) -> bool:
+    """The client declared form elicitation (a bare ``elicitation: {}`` means form, per spec)."""
+    try:
+        caps = ctx.session.client_capabilities
+        found = caps.elicitation if caps is not None else None
+        return found is not None and (found.form is not None or found.url is None)
+    except AttributeError:
+        return False
+
+
+async def elicit(ctx: Any, dialog: Mapping[str, Any]) -> dict[str, str]:
+    """Ask the user through the client's form; the outcome the guard reads. A client that
+    fails the request leaves the decision pending (``no_ui``), never a guessed answer."""
+    import anyio
+
+    from goalkeeper.hosts.mcp_elicit import form_of, outcome_of, timed_out, timeout_seconds
+
+    message, schema = form_of(dialog)
+    try:
+        with anyio.fail_after(timeout_seconds(dialog)):
+            got = await ctx.session.elicit_form(message, schema, ctx.request_id)
+    except TimeoutError:
+        return timed_out(dialog)
+    except Exception:  # the client could not ask (an error answer, a closed channel)
+        return {"source": "no_ui"}
+    return outcome_of(dialog, str(got.action), got.content)
+
+
+FORM_KEY = "goalkeeper-ask"
+"""The key of the one input request a ``workflow_ask`` result carries (2026-07-28)."""
+
+
+def is_modern(ctx: Any) -> bool:
+    """A per-request-envelope connection (2026-07-28): the server cannot send requests, so a
+    form travels in an ``InputRequiredResult`` and the answer in the client's retry."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+
+
+def input_required(dialog: Mapping[str, Any]) -> InputRequiredResult:
+    import mcp_types as types
+
+    from goalkeeper.hosts.mcp_elicit import form_of
+
+    message, schema = form_of(dialog)
+    form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+    return types.InputRequiredResult(
+        input_requests={FORM_KEY: types.ElicitRequest(params=form)},
+        request_state=json.dumps(dict(dialog), ensure_ascii=False),
+    )
+
+
+def answered_form(params: Any) -> dict[str, str] | None:
+    """The outcome carried by the client's retry (its form answer and the echoed dialog), or
+    None when this is not such a retry."""
+    from goalkeeper.hosts.mcp_elicit import outcome_of
+
+    responses = getattr(params, "input_responses", None) or {}
+    answer = responses.get(FORM_KEY)
+    try:
+        dialog = json.loads(params.request_state or "")
+    except (TypeError, ValueError):
+        return None
+    if answer is None or not isinstance(dialog, dict):
+        return None
+    action = getattr(answer, "action", None)
+    content = getattr(answer, "content", None)
+    return outcome_of(dialog, str(action), content if isinstance(content, Mapping) else None)
+
+
 def serve(project: Path) -> int:
     """Run the MCP server on stdin/stdout until the client closes it."""
     import anyio
@@ -124,20 +232,44 @@ def serve(project: Path) -> int:
     store = Store(project)  # one connection for the server's life; calls take turns on it
     turn = threading.Lock()
 
-    def serialised(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    def serialised(
+        name: str, arguments: dict[str, Any], outcome: dict[str, str] | None, dialogs: bool
+    ) -> tuple[Action, ...]:
         with turn:
-            return call_todo(project, arguments, env, store, tool=name)
+            return run_call(
+                project, arguments, env, store, tool=name, outcome=outcome, dialogs=dialogs
+            )
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         if params.name not in known:
             text, error = f"goalkeeper: no tool named {params.name!r}", True
+            return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
+        arguments = dict(params.arguments or {})
+        dialogs = can_elicit(ctx)
+        answered = answered_form(params)
+        if answered is not None:  # the retry of a call whose form the client showed (2026-07-28)
+            actions = await anyio.to_thread.run_sync(
+                serialised, params.name, arguments, answered, dialogs
+            )
         else:
-            arguments = dict(params.arguments or {})
             # a re-run test may take minutes: keep the event loop free for the protocol
-            text, error = await anyio.to_thread.run_sync(serialised, params.name, arguments)
+            actions = await anyio.to_thread.run_sync(
+                serialised, params.name, arguments, None, dialogs
+            )
+            dialog = dialog_of(actions)
+            if dialog is not None and is_modern(ctx):  # no server requests: ask in the result
+                return input_required(dialog)
+            if dialog is not None:  # workflow_ask: the user answers in a form
+                outcome = await elicit(ctx, dialog)
+                actions = await anyio.to_thread.run_sync(
+                    serialised, params.name, arguments, outcome, dialogs
+                )
+        text, error = to_tool_result(actions)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
     server: Any = Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -340,10 +340,12 @@ export default function goalkeeper(pi: ExtensionAPI) {
         async execute(_toolCallId: string, params: any, _signal: any, _onUpdate: any, ctx: any) {
           lastCtx = ctx ?? lastCtx;
           await ensure(ctx);
-          let r = await request("tool", { name: tool.name, params, ctx: ctxInfo(ctx) }, tool.timeoutMs);
+          // only this extension reports what the user answered: never the model's own _outcome
+          const { _outcome: _forged, ...own } = (params ?? {}) as Record<string, unknown>;
+          let r = await request("tool", { name: tool.name, params: own, ctx: ctxInfo(ctx) }, tool.timeoutMs);
           if (r?.dialog) {  // a question for the user; the outcome goes back through the tool
             const outcome = await showDialog(r.dialog, ctx);
-            r = await request("tool", { name: tool.name, params: { ...params, _outcome: outcome }, ctx: ctxInfo(ctx) }, tool.timeoutMs);
+            r = await request("tool", { name: tool.name, params: { ...own, _outcome: outcome }, ctx: ctxInfo(ctx) }, tool.timeoutMs);
           }
           if (!r) throw new Error("goalkeeper did not answer; the call was not recorded. Try again.");
           if (r.isError) throw new Error(String(r.text));
