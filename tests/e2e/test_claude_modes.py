@@ -45,3 +45,31 @@ def test_normal_mode_refuses_code_in_discuss_and_waits_for_the_user(case: Case) 
     assert not target.exists()
     modes = [e["data"] for e in case.journal({"mode"})]
     assert modes and modes[0]["mode"] == "normal" and modes[0]["phase"] == "discuss"
+
+
+def test_a_shell_write_is_refused_too_and_reading_goes_through(case: Case) -> None:
+    """Refused ``Write``, the model tries ``cat >`` through Bash: refused as well, and the file
+    is not written; a read-only command in the same phase runs."""
+    case.install()
+    target = case.proj / "vat.py"
+    bash = lambda command: [{"type": "tool_use", "name": "Bash",  # noqa: E731
+                             "input": {"command": command}}]  # fmt: skip
+    rules: list[dict[str, Any]] = [
+        {"name": "ask", "when": {"tail_contains": "LISTED-OK"},
+         "reply": text("Before I change anything: which VAT rate applies to books?")},
+        {"name": "read", "when": {"tail_contains": "no code changes yet"},
+         "reply": bash("ls >/dev/null && echo LISTED-OK")},
+        {"name": "shell-write", "when": {"contains": "discuss → plan → execute → verify"},
+         "reply": bash(f"cat > {target} <<'EOF'\nRATE = 0.2\nEOF")},
+    ]  # fmt: skip
+    run = case.run_claude(
+        rules, prompt="/gk-mode normal add the VAT rule", allowed_tools=("Bash",), extra_env=ENV
+    )
+    assert run.rules == ["shell-write", "read", "ask"], run.describe()
+    assert_clean_exit(run)
+    refusal = only_result(run, 1)
+    assert refusal.get("is_error") is True
+    assert "normal mode, discuss phase: no code changes yet" in result_text(refusal)
+    assert str(target) in result_text(refusal)
+    assert not target.exists()
+    assert "LISTED-OK" in result_text(only_result(run, 2))

@@ -142,3 +142,37 @@ def test_a_goal_set_with_a_mode_starts_its_run_once(sup: Supervisor, tmp_path: P
     assert "no code changes yet" in texts(send(sup, write("Write", "src/vat.py")), Block)
     send(sup, UserPrompt(S, "/gk-mode off"))
     assert "Normal mode" not in texts(send(sup, BeforeAgentStart(S)), Advise)
+
+
+def shell(command: str, name: str = "Bash") -> ToolCall:
+    return ToolCall(S, name, {"command": command})
+
+
+@pytest.mark.parametrize("name", ["Bash", "bash"])
+def test_the_question_gate_also_reads_shell_commands(sup: Supervisor, name: str) -> None:
+    """A refused Write is not a reason to write the same file with `cat >`: in discuss and plan
+    a shell command that writes a project file is refused too; reading, running tests, scratch
+    files and the run's own artifacts go through."""
+    send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))
+    folder = run_dir(sup)
+    refused = texts(send(sup, shell("cat > src/vat.py <<'EOF'\nRATE = 0.2\nEOF", name)), Block)
+    assert "normal mode, discuss phase: no code changes yet" in refused and "src/vat.py" in refused
+    assert "src/vat.py" in texts(send(sup, shell("sed -i 's/0.2/0.19/' src/vat.py", name)), Block)
+    absolute = str(sup.project.resolve() / "src" / "vat.py")  # the project may live in /tmp
+    assert absolute in texts(send(sup, shell(f"echo 'RATE = 0.2' > {absolute}", name)), Block)
+    for allowed in (
+        "grep -rn VAT src | head",
+        "pytest -q 2>&1 | tail -5",
+        "python -m pytest > /tmp/out.txt",
+        "echo x >> /dev/null; date > $TMPDIR/stamp",
+        f"mkdir -p {folder} && cat > {folder}/PLAN.md <<'EOF'\n# Plan\nEOF",
+    ):
+        assert texts(send(sup, shell(allowed, name)), Block) == "", allowed
+
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    assert "plan phase" in texts(send(sup, shell("echo 'RATE = 0.2' >> src/vat.py", name)), Block)
+
+
+def test_quick_mode_does_not_read_shell_commands(sup: Supervisor) -> None:
+    send(sup, UserPrompt(S, "/gk-mode quick fix the typo"))
+    assert texts(send(sup, shell("echo x > src/vat.py")), Block) == ""

@@ -37,12 +37,13 @@ USER_SETTINGS = {
 
 def test_install_adds_its_hooks_and_raises_the_block_cap() -> None:
     """SessionStart, UserPromptSubmit, PreToolUse, Stop and StopFailure run goalkeeper (the
-    PreToolUse hook only for the todo tools); the cap is raised."""
+    PreToolUse hook only for goalkeeper's tools, the native todo tools and those that write
+    files); the cap is raised."""
     after, receipt, changes = add_hooks({}, CMD, 50)
     assert after["hooks"]["PreToolUse"] == [
         {
             "matcher": "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate"
-            "|Write|Edit|MultiEdit|NotebookEdit)$",
+            "|Write|Edit|MultiEdit|NotebookEdit|Bash)$",
             "hooks": [{"type": "command", "command": CMD, "timeout": 60}],
         }
     ]

@@ -155,6 +155,7 @@ class Supervisor:
                 procedures=self.procedures,
                 read_text=self.read_text,
                 run_mode=row.guards.get("modes", {}).get("mode"),
+                project=str(self.project.resolve()),
                 tool_names=self.tool_names,
             )
             states = {

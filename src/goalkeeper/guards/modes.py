@@ -39,7 +39,9 @@ from goalkeeper.guards.spec import Context, Verdict, load_state_value
 RUNS_DIR = ".agents/runs"
 NORMAL_PHASES = ("discuss", "plan", "execute", "verify")
 CODE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit"})
-"""File-writing tools of Claude Code and Pi (a shell command can write too; it is not judged)."""
+"""File-writing tools of Claude Code and Pi."""
+SHELL_TOOLS = frozenset({"Bash", "bash"})
+"""Shell tools of Claude Code and Pi: judged by the files their command line writes."""
 CONFIRM = "/gk-mode confirm"
 _COMMAND = re.compile(r"\A\s*/(?:gk-)?mode(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
 _EVIDENCE = re.compile(
@@ -79,7 +81,7 @@ class ModesGuard:
             return goal_mode(event, state, ctx)
         if state.mode != "normal":
             return Verdict()
-        if isinstance(event, ToolCall) and event.name in CODE_WRITING_TOOLS:
+        if isinstance(event, ToolCall) and event.name in CODE_WRITING_TOOLS | SHELL_TOOLS:
             return on_code_write(event, state, ctx)
         if isinstance(event, Settled) and not event.aborted and not event.error:
             return on_settled(state, ctx)
@@ -158,9 +160,23 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
     the run's own artifacts (PLAN.md in the run folder) is always allowed."""
     if s.phase not in ("discuss", "plan"):
         return Verdict()
-    path = _target(ev.input)
-    if path and s.run_dir and _inside(path, s.run_dir):
-        return Verdict()
+    if ev.name in SHELL_TOOLS:
+        from goalkeeper.core.shell_writes import in_project, written_paths
+
+        command = ev.input.get("command")
+        written = written_paths(command) if isinstance(command, str) else ()
+        outside = [
+            p
+            for p in written
+            if in_project(p, ctx.project) and not (s.run_dir and _inside(p, s.run_dir))
+        ]
+        if not outside:  # reads, runs, scratch files and the run's own folder go through
+            return Verdict()
+        path = outside[0]
+    else:
+        path = _target(ev.input)
+        if path and s.run_dir and _inside(path, s.run_dir):
+            return Verdict()
     say = ctx.say
     why = (
         say("mode.gate.discuss", confirm=CONFIRM)

@@ -44,6 +44,8 @@ class Context:
     large or outside the project): documents a guard judges, such as a run's artifacts."""
     run_mode: str | None = None
     """The session's mode run (``quick`` or ``normal``, the modes guard's), else None."""
+    project: str = ""
+    """The project's root directory (absolute), to tell a project path from one outside it."""
     tool_names: Mapping[str, str] = field(default_factory=dict)
     """How the host names goalkeeper's tools (Claude Code: ``mcp__goalkeeper__workflow``);
     a tool not listed keeps its own name."""

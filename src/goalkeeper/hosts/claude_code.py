@@ -52,8 +52,12 @@ TOOL_NAMES = {
     n: OWN_TOOL_PREFIX + n for n in ("todo", "workflow", "workflow_active", "workflow_ask")
 }
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
-PRE_TOOL_MATCHER = "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate|Write|Edit|MultiEdit|NotebookEdit)$"
-"""The tools goalkeeper's PreToolUse hook is registered for (an anchored regular expression)."""
+PRE_TOOL_MATCHER = (
+    "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate|Write|Edit|MultiEdit|NotebookEdit|Bash)$"
+)
+"""The tools goalkeeper's PreToolUse hook is registered for (an anchored regular expression):
+its own (the session hand-over), the native todo tools (completions refused), and the tools
+that write files, which normal mode's question gate judges (Bash by its command line)."""
 DOCUMENTED_EVENTS = frozenset(
     (
         "SessionStart",
