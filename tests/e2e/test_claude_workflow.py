@@ -99,6 +99,11 @@ def test_hard_bug_start_illegal_then_legal_transition_then_complete(case: Case) 
     ]
     assert {r["workItemId"] for r in records} == {work_item}
 
+    # the MCP server cannot tell the user; the Stop hook shows what happened, in order
+    shown = "\n".join(message for _, message in case.stop_hook_outcomes(run))
+    assert "[goalkeeper] started · Reproducing & Diagnostics" in shown, shown
+    assert shown.index("started ·") < shown.index("completed"), shown
+
 
 def test_the_workflow_command_starts_a_route_with_the_users_task(case: Case) -> None:
     """`/workflow hard-bug <task>` in Claude Code: goalkeeper starts the route from the prompt

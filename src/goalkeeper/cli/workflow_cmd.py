@@ -147,7 +147,7 @@ def as_prompt(app: App, session_id: str | None, text: str) -> tuple[str, list[An
     from goalkeeper.store.sessions import get_session, list_sessions
 
     config = load_config(app.project, relevant_env())
-    supervisor = Supervisor(app.project, config, host="cli", capabilities=frozenset())
+    supervisor = Supervisor(app.project, config, host="cli", capabilities=frozenset({"notify"}))
     try:
         if session_id is None:
             store = supervisor.store

@@ -192,6 +192,8 @@ class Supervisor:
                 deferred=row.deferred,
                 carries_context=any(isinstance(e, SessionStart | UserPrompt) for e in events),
             )
+            answer, held = self._notices(merged.actions, row.host_state.get(HELD, ()))
+            merged = replace(merged, actions=answer)
             row = replace(
                 row,
                 updated_at=now,
@@ -199,7 +201,7 @@ class Supervisor:
                 continuations=merged.continuations,
                 lang=lang,
                 guards={g.name: g.dump_state(states[g.name]) for g in self.registry.guards},
-                host_state={**row.host_state, **(host_state or {})},
+                host_state=_with_held({**row.host_state, **(host_state or {})}, held),
                 deferred=merged.deferred,
             )
             save_session(conn, row)
@@ -212,6 +214,22 @@ class Supervisor:
             if decision:
                 journal.append(conn, session_id, now, "decision", {"actions": decision})
         return Outcome(merged.actions, row)
+
+    def _notices(
+        self, actions: tuple[Action, ...], held: object
+    ) -> tuple[tuple[Action, ...], list[dict[str, str]]]:
+        """A host that cannot tell the user anything now (an MCP tool call) leaves its notices
+        with the session; the next answer of one that can (a Claude Code hook) shows them
+        first. The answer's actions, and the notices still held."""
+        kept = [
+            Notify(h["text"], h["level"] if h.get("level") in ("warning", "error") else "info")
+            for h in (held if isinstance(held, list) else [])
+            if isinstance(h, dict) and isinstance(h.get("text"), str)
+        ]
+        if "notify" in self.capabilities:
+            return (*kept, *actions), []
+        new = [Notify(a.text, a.level) for a in actions if isinstance(a, Notify)]
+        return actions, [{"text": n.text, "level": n.level} for n in (kept + new)[-MAX_HELD:]]
 
     def _lang(self, row: SessionRow, doc: PlanDoc | None, events: Sequence[Event]) -> Lang:
         """``auto``: the plan's language, else the user's words, else what the session used."""
@@ -226,6 +244,17 @@ class Supervisor:
 
 
 MAX_INSPECTIONS = 1
+
+
+def _with_held(host_state: dict[str, Any], held: list[dict[str, str]]) -> dict[str, Any]:
+    """The bookkeeping with the held notices, and without the key once none are held."""
+    host_state.pop(HELD, None)
+    return {**host_state, HELD: held} if held else host_state
+
+
+HELD = "held_notices"
+"""The session's host bookkeeping key for notices no answer could show yet."""
+MAX_HELD = 10
 
 
 class _NeedFacts(Exception):
