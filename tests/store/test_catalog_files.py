@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.core.resolver import MAX_BUNDLE_BYTES, ResolveError, bundle, workflow_context
@@ -246,6 +246,8 @@ def test_editing_the_user_catalog_reloads_it(tmp_path: Path, builtin: Path) -> N
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.text(max_size=30))
+@example("~\x00")  # found by hypothesis: a NUL byte in a "~user" name
+@example("\x00/catalog.json")
 def test_load_catalog_never_raises(tmp_path: Path, setting: str) -> None:
     """Any setting text gives a LoadedCatalog, never an exception."""
     loaded = load_catalog(tmp_path, setting)

@@ -238,8 +238,8 @@ def _user_path(project: Path, setting: str | None) -> Path | None:
     path = Path(text)
     try:
         path = path.expanduser()
-    except RuntimeError:  # "~user" for an unknown user: taken literally, then not found
-        pass
+    except (RuntimeError, ValueError):  # "~user" for an unknown user, or a NUL byte in it:
+        pass  # taken literally, then not found
     if not path.is_absolute():
         path = project / path
     return path / CATALOG_NAME if path.is_dir() else path
