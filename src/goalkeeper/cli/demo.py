@@ -88,21 +88,35 @@ SCRIPT = [
 
 
 @click.command("demo")
+@click.argument("scenario", type=click.Choice(["pdca", "workflow"]), default="pdca")
 @click.option("--keep", is_flag=True, help="Keep the temporary project and print where it is.")
 @click.option("--json", "as_json", is_flag=True, help="Print the steps as one JSON object.")
-def demo_command(keep: bool, as_json: bool) -> int:
+def demo_command(scenario: str, keep: bool, as_json: bool) -> int:
     """Watch goalkeeper refuse an early "done" and close only on evidence, offline.
 
     A scripted agent drives the real hook protocol in a temporary project: it claims to be
     done too early, is refused with every open gate named, checks its work, ticks the plan,
     and is let go. No network, no API key.
 
+    SCENARIO `workflow`: the agent works a hard bug through goalkeeper's real MCP server
+    (the workflow tools) and Stop hook: a jump the route does not allow is refused with the
+    legal moves, a stop with the work item open is sent back, completing it lets the agent go.
+
     Exit status: 0 when every step behaved as shown, 1 otherwise.
     """
     folder = Path(tempfile.mkdtemp(prefix="goalkeeper-demo-"))
-    steps, ok = _run(folder)
+    if scenario == "workflow":
+        from goalkeeper.cli.demo_workflow import print_workflow_demo, run_workflow_demo
+
+        steps, ok = run_workflow_demo(folder)
+    else:
+        steps, ok = _run(folder)
     if as_json:
-        echo_json({"project": str(folder), "ok": ok, "steps": steps})
+        echo_json({"project": str(folder), "scenario": scenario, "ok": ok, "steps": steps})
+    elif scenario == "workflow":
+        print_workflow_demo(steps, ok)
+        if keep:
+            click.echo(f"Project kept in {folder} (try: goalkeeper -C {folder / 'project'} status)")
     else:
         _print(steps, ok, folder, keep)
     if not keep:
