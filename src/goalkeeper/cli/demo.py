@@ -133,7 +133,7 @@ def _run(folder: Path) -> tuple[list[dict[str, Any]], bool]:
     plan.write_text(PLAN, encoding="utf-8")
     transcript = folder / "transcript.jsonl"
     transcript.write_text("", encoding="utf-8")
-    hook = _HookRunner(project, transcript)
+    hook = HookRunner(project, transcript)
     steps: list[dict[str, Any]] = []
     ok = True
 
@@ -161,7 +161,7 @@ def _run(folder: Path) -> tuple[list[dict[str, Any]], bool]:
             steps.append(
                 {"actor": "agent", "event": "plan_edit", "text": "ticked KR1 and the open leaf"}
             )
-        _append_text(transcript, turn.says)
+        append_text(transcript, turn.says)
         steps.append({"actor": "agent", "event": "reply", "text": turn.says})
         answer = hook.send(
             "Stop", last_assistant_message=turn.says, stop_hook_active=len(steps) > 4
@@ -187,7 +187,7 @@ def _run(folder: Path) -> tuple[list[dict[str, Any]], bool]:
     return steps, ok
 
 
-class _HookRunner:
+class HookRunner:
     """Starts ``goalkeeper hook claude`` as Claude Code does: a fresh process per event."""
 
     def __init__(self, project: Path, transcript: Path) -> None:
@@ -252,7 +252,7 @@ def _append_tool(
         f.writelines(json.dumps(line) + "\n" for line in lines)
 
 
-def _append_text(transcript: Path, text: str) -> None:
+def append_text(transcript: Path, text: str) -> None:
     line = {
         "type": "assistant",
         "message": {
@@ -280,7 +280,7 @@ def _print(steps: list[dict[str, Any]], ok: bool, folder: Path, keep: bool) -> N
         line = Text.assemble((who, f"bold {color}"), " ", text)
         console.print(line)
         if body:
-            console.print(Text(_indent(body), style=body_style))
+            console.print(Text(indent(body), style=body_style))
 
     console.rule("[bold]goalkeeper demo[/] · a scripted agent, the real hook protocol")
     for step in steps:
@@ -305,7 +305,7 @@ def _print(steps: list[dict[str, Any]], ok: bool, folder: Path, keep: bool) -> N
                 "yellow",
                 "adds the static guidance and the plan anchors to the context:",
             )
-            console.print(Text(_indent(step["context"].split("\n\n")[-1]), style="dim"))
+            console.print(Text(indent(step["context"].split("\n\n")[-1]), style="dim"))
         elif event == "UserPromptSubmit":
             say("goalkeeper", "yellow", "re-feeds the plan anchors with the prompt.")
         elif step["decision"] == "continue":
@@ -332,7 +332,7 @@ def _print(steps: list[dict[str, Any]], ok: bool, folder: Path, keep: bool) -> N
         console.print(f"Project kept in {folder} (try: goalkeeper -C {folder / 'project'} status)")
 
 
-def _indent(text: str) -> str:
+def indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.cli.demo import SESSION, _append_text, _HookRunner, _indent
+from goalkeeper.cli.demo import SESSION, append_text, HookRunner, indent
 
 MISMATCH = "this step did not behave as the demo expects"
 TASK = "The login redirect loops after a session expires. Fix it."
@@ -61,7 +61,7 @@ def run_workflow_demo(folder: Path) -> tuple[list[dict[str, Any]], bool]:
     project.mkdir(parents=True)
     transcript = folder / "transcript.jsonl"
     transcript.write_text("", encoding="utf-8")
-    hook = _HookRunner(project, transcript)
+    hook = HookRunner(project, transcript)
     hook.env["GOALKEEPER_NO_PLAN"] = "silent"  # every decision here is the workflow guard's
     steps: list[dict[str, Any]] = []
 
@@ -73,7 +73,7 @@ def run_workflow_demo(folder: Path) -> tuple[list[dict[str, Any]], bool]:
 
 
 async def _drive(
-    project: Path, transcript: Path, hook: _HookRunner, steps: list[dict[str, Any]]
+    project: Path, transcript: Path, hook: HookRunner, steps: list[dict[str, Any]]
 ) -> bool:
     from mcp.client.stdio import StdioServerParameters
 
@@ -87,7 +87,7 @@ async def _drive(
 
 
 async def _session(
-    params: Any, log: Any, transcript: Path, hook: _HookRunner, steps: list[dict[str, Any]]
+    params: Any, log: Any, transcript: Path, hook: HookRunner, steps: list[dict[str, Any]]
 ) -> bool:
     import anyio
     from mcp.client.session import ClientSession
@@ -111,7 +111,7 @@ async def _session(
             return good
 
         def stop(says: str, expect_block: bool, notice: str) -> bool:
-            _append_text(transcript, says)
+            append_text(transcript, says)
             steps.append({"actor": "agent", "event": "reply", "text": says})
             answer = hook.send("Stop", last_assistant_message=says, stop_hook_active=False)
             blocked = answer.get("decision") == "block"
@@ -146,7 +146,7 @@ def print_workflow_demo(steps: list[dict[str, Any]], ok: bool) -> None:
     def say(who: str, color: str, text: str, body: str = "", style: str = "") -> None:
         console.print(Text.assemble((who, f"bold {color}"), " ", text))
         if body:
-            console.print(Text(_indent(body), style=style))
+            console.print(Text(indent(body), style=style))
 
     console.rule("[bold]goalkeeper demo workflow[/] · the real MCP server and Stop hook")
     for step in steps:
