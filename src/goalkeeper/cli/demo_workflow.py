@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.cli.demo import SESSION, append_text, HookRunner, indent
+from goalkeeper.cli.demo import SESSION, HookRunner, append_text, indent
 
 MISMATCH = "this step did not behave as the demo expects"
 TASK = "The login redirect loops after a session expires. Fix it."
