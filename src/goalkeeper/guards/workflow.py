@@ -16,7 +16,7 @@ import hashlib
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from goalkeeper.core.values import (
     Action,
@@ -35,6 +35,9 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
+
+if TYPE_CHECKING:
+    from goalkeeper.core.workflow import WorkflowRecord
 
 GATEWAY = "workflow"
 ACTIVE = "workflow_active"
@@ -441,7 +444,6 @@ def goal_route(
     starts with the goal as the task, once per goal and session, at the agent's next run or,
     where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
     after that prompt's hook), at its next stop, as a continuation."""
-    from goalkeeper.core.resolver import delta
     from goalkeeper.core.workflow import WorkflowError, start
 
     doc = ctx.goal
@@ -456,18 +458,38 @@ def goal_route(
         record, _ = start(
             source.catalog, goal.route, work_item_id(session_id, ctx.now, n), source.read
         )
-        content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
+        step = deliver_step(
+            record,
+            replace(s, started=n, goal_id=goal.goal_id),
+            ctx,
+            say("workflow.action.started"),
+            goal.objective,
+        )
     except (WorkflowError, ValueError, OSError):
         return None
-    text = step_text(record, content, say("workflow.action.started"), ctx, request=goal.objective)
+    actions = tuple(Continue(a.text) if stop and isinstance(a, Advise) else a for a in step.actions)
+    notice = Notify(say("workflow.notice.started", title=phase_title(record.phase, say)))
+    return Verdict((*actions, notice), step.state)
+
+
+def deliver_step(
+    record: WorkflowRecord, s: WorkflowState, ctx: Context, action: str, request: str | None
+) -> Verdict[WorkflowState]:
+    """The step for the agent's next words (the user's prompt, a run's start): what it
+    delivers counts as delivered. A host that cannot advise only records the step; the agent
+    gets it at its next run (``on_before_agent_start``)."""
+    from goalkeeper.core.resolver import delta
+
+    source = _procedures(ctx)
+    assert source is not None
     data = record.to_json()
-    actions = (
-        Continue(text) if stop else Advise(text),
-        Record("workflow", data),
-        Notify(say("workflow.notice.started", title=phase_title(record.phase, say))),
+    if "advise" not in ctx.capabilities:  # e.g. the CLI: the agent gets it at its next run
+        return Verdict((Record("workflow", data),), replace(s, active=data))
+    content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
+    text = step_text(record, content, action, ctx, request=request or None)
+    return Verdict(
+        (Advise(text), Record("workflow", data)), replace(s, active=data, delivered=delivered)
     )
-    new = replace(s, active=data, delivered=delivered, started=n, goal_id=goal.goal_id)
-    return Verdict(actions, new)
 
 
 def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:

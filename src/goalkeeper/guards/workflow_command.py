@@ -22,8 +22,8 @@ from goalkeeper.guards.workflow import (
     _listed,
     _procedures,
     _tool,
+    deliver_step,
     phase_title,
-    step_text,
     work_item_id,
 )
 
@@ -73,7 +73,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             if not tail:
                 return Verdict((Notify(say("workflow.command.name_target"), "warning"),), s)
             new, _ = transition(catalog, record, tail, read)
-            moved = _deliver(
+            moved = deliver_step(
                 new, s, ctx, say("workflow.action.transitioned", procedure=new.procedure), None
             )
             notice = Notify(say("workflow.notice.event", title=phase_title(new.phase, say)))
@@ -84,7 +84,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
                 return Verdict((Notify(problem.render(say), "warning"),), s)
             n = s.started + 1
             new, _ = start(catalog, key, work_item_id(ev.session_id, ctx.now, n), read)
-            verdict = _deliver(
+            verdict = deliver_step(
                 new, replace(s, started=n), ctx, say("workflow.action.started"), tail
             )
             notice = Notify(say("workflow.notice.started", title=phase_title(new.phase, say)))
@@ -107,24 +107,6 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
     except (ValueError, OSError) as exc:
         return Verdict((Notify(str(exc), "warning"),), s)
     return _route(rest, record, s, ctx)
-
-
-def _deliver(
-    record: WorkflowRecord, s: WorkflowState, ctx: Context, action: str, request: str | None
-) -> Verdict[WorkflowState]:
-    """The step goes with the user's prompt; what it delivers counts as delivered."""
-    from goalkeeper.core.resolver import delta
-
-    source = _procedures(ctx)
-    assert source is not None
-    data = record.to_json()
-    if "advise" not in ctx.capabilities:  # e.g. the CLI: the agent gets it at its next run
-        return Verdict((Record("workflow", data),), replace(s, active=data))
-    content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
-    text = step_text(record, content, action, ctx, request=request or None)
-    return Verdict(
-        (Advise(text), Record("workflow", data)), replace(s, active=data, delivered=delivered)
-    )
 
 
 def _route(
