@@ -251,24 +251,19 @@ def serve(project: Path) -> int:
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
         arguments = dict(params.arguments or {})
         dialogs = can_elicit(ctx)
-        answered = answered_form(params)
-        if answered is not None:  # the retry of a call whose form the client showed (2026-07-28)
-            actions = await anyio.to_thread.run_sync(
-                serialised, params.name, arguments, answered, dialogs
-            )
-        else:
-            # a re-run test may take minutes: keep the event loop free for the protocol
-            actions = await anyio.to_thread.run_sync(
-                serialised, params.name, arguments, None, dialogs
-            )
-            dialog = dialog_of(actions)
-            if dialog is not None and is_modern(ctx):  # no server requests: ask in the result
+        outcome = answered_form(params)  # the retry of a call whose form the client showed
+        # a re-run test may take minutes: keep the event loop free for the protocol
+        actions = await anyio.to_thread.run_sync(
+            serialised, params.name, arguments, outcome, dialogs
+        )
+        dialog = dialog_of(actions) if outcome is None else None
+        if dialog is not None:  # workflow_ask: the user answers in a form
+            if is_modern(ctx):  # 2026-07-28: no server requests; the form goes in the result
                 return input_required(dialog)
-            if dialog is not None:  # workflow_ask: the user answers in a form
-                outcome = await elicit(ctx, dialog)
-                actions = await anyio.to_thread.run_sync(
-                    serialised, params.name, arguments, outcome, dialogs
-                )
+            outcome = await elicit(ctx, dialog)
+            actions = await anyio.to_thread.run_sync(
+                serialised, params.name, arguments, outcome, dialogs
+            )
         text, error = to_tool_result(actions)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
