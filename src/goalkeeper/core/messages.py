@@ -18,6 +18,8 @@ from goalkeeper.core import (
     catalog_modes_zh,
     catalog_todos_en,
     catalog_todos_zh,
+    catalog_trust_en,
+    catalog_trust_zh,
     catalog_workflow_en,
     catalog_workflow_zh,
     catalog_zh,
@@ -35,6 +37,7 @@ CATALOGS: dict[Lang, dict[str, str]] = {
         **catalog_goal_en.MESSAGES,
         **catalog_workflow_en.MESSAGES,
         **catalog_modes_en.MESSAGES,
+        **catalog_trust_en.MESSAGES,
     },
     "zh": {
         **catalog_zh.MESSAGES,
@@ -42,6 +45,7 @@ CATALOGS: dict[Lang, dict[str, str]] = {
         **catalog_goal_zh.MESSAGES,
         **catalog_workflow_zh.MESSAGES,
         **catalog_modes_zh.MESSAGES,
+        **catalog_trust_zh.MESSAGES,
     },
 }
 
