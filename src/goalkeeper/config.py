@@ -118,6 +118,7 @@ _MINIMUM: dict[str, float] = {
     "todo_cooldown_base_ms": 0,
     "evidence_timeout_s": 1,
 }
+MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
 _FIELDS = {f.name: f for f in fields(Config) if f.name != "warnings"}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -169,15 +170,17 @@ def _read_toml(
 ) -> dict[str, Any] | None:
     try:
         st = path.stat()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return None
     key = (str(path), st.st_mtime_ns, st.st_size)
     if key in _toml_cache:
         return _toml_cache[key]
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        warnings.append(f"{path.name}: cannot read ({exc.strerror}); using defaults")
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    try:  # the agent can make it a FIFO, a device or a symlink out of the project
+        raw = read_capped(path, MAX_CONFIG_BYTES, within=path.parent)
+    except UnsafeFile as exc:
+        warnings.append(f"{path.name}: it {exc.reason}; its goalkeeper settings are ignored")
         return None
     if needle is not None and needle not in raw:
         _toml_cache[key] = {}

@@ -208,8 +208,8 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
             write_json_atomic(mcp_path, mcp_after)
     for name in COMMAND_FILES:
         cpath = command_path(scope, app.project, home, name)
-        ours = receipt is not None and receipt.wrote(name) and cpath.exists()
-        if ours and is_command_text(name, cpath.read_text(encoding="utf-8")):  # unchanged
+        ours = receipt is not None and receipt.wrote(name) and cpath.is_file()
+        if ours and is_command_text(name, _text(cpath)):  # unchanged
             cpath.unlink()
             mcp_changes.append(f"removed the /{name} command")
     changes = changes + mcp_changes
@@ -260,6 +260,17 @@ def _precompile() -> bool:
         return bool(compileall.compile_dir(Path(goalkeeper.__file__).parent, quiet=1))
     except OSError:
         return False
+
+
+def _text(path: Path) -> str:
+    """A command file's text, or "" when it is not a regular file we can read (then it is not
+    ours to remove)."""
+    from goalkeeper.store.safe_read import read_capped
+
+    try:
+        return read_capped(path, 1024 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 COMMANDS = (install_command, uninstall_command)

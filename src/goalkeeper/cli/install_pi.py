@@ -80,11 +80,15 @@ def _scope(scope: str) -> PiScope:
 
 
 def _read(path: Path) -> str | None:
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_capped(path, 16 * 1024 * 1024).decode("utf-8")
+    except UnsafeFile as exc:
+        if exc.kind == "missing":
+            return None
+        raise fail(f"{path} {exc.reason}") from None
+    except UnicodeDecodeError as exc:
         raise fail(f"cannot read {path}: {exc}") from exc
 
 

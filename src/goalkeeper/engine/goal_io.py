@@ -140,10 +140,12 @@ def save_fingerprint(
 
 def load_fingerprint(project: Path, goal_id: str | None) -> dict[str, TestFingerprint] | None:
     from goalkeeper.core.verify import TestFingerprint
+    from goalkeeper.store.safe_read import read_capped
 
     try:
-        data = json.loads((project / FINGERPRINT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = read_capped(project / FINGERPRINT_FILE, 64 * 1024 * 1024, within=project)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("goal_id") != goal_id:
         return None

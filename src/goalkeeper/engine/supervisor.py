@@ -78,13 +78,13 @@ class Supervisor:
 
     def read_text(self, rel: str) -> str | None:
         """A file under the project, at most 256 KB; None otherwise (never outside it)."""
+        from goalkeeper.store.safe_read import read_capped
+
         try:
-            path = (self.project / rel).resolve()
-            if not path.is_relative_to(self.project.resolve()) or path.stat().st_size > 262_144:
-                return None
-            return path.read_text(encoding="utf-8", errors="replace")
+            raw = read_capped(self.project / rel, 262_144, within=self.project)
         except (OSError, ValueError):
             return None
+        return raw.decode("utf-8", errors="replace")
 
     def procedures(self) -> Any:
         """The workflow catalog and its reader (cached by file stamps in the store layer)."""

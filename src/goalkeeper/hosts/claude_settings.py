@@ -93,14 +93,21 @@ def receipt_path(scope: Scope, project: Path, home: Path) -> Path:
     return base / ".goalkeeper" / f"install-claude-{scope}.json"
 
 
+SETTINGS_MAX_BYTES = 16 * 1024 * 1024
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """The file's JSON object; ``{}`` when it does not exist. Raises ``SettingsError`` for
     anything that is not a JSON object, so a file we cannot parse is never overwritten."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    try:  # never a FIFO or a device: `install` must not hang on a planted file
+        text = read_capped(path, SETTINGS_MAX_BYTES).decode("utf-8")
+    except UnsafeFile as exc:
+        if exc.kind == "missing":
+            return {}
+        raise SettingsError(f"{path} {exc.reason}; fix it first") from None
+    except UnicodeDecodeError as exc:
         raise SettingsError(f"cannot read {path}: {exc}") from exc
     if not text.strip():
         return {}

@@ -11,6 +11,7 @@ file simply means "not measured".
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 
 
@@ -28,17 +29,23 @@ class TranscriptTail:
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
     """Tool calls and the latest context size in the transcript after ``offset``; None when the
     file cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            known = offset is not None and 0 <= offset <= size
-            start = offset if known and offset is not None else max(0, size - max_bytes)
-            if size - start > max_bytes:
-                start, known = size - max_bytes, False
-            f.seek(start)
-            data = f.read(size - start)
+    from goalkeeper.store.safe_read import open_regular
+
+    try:  # a FIFO or a device here would hang or flood the Stop hook: regular files only
+        fd = open_regular(path)
     except OSError:
         return None
+    try:
+        size = os.fstat(fd).st_size
+        known = offset is not None and 0 <= offset <= size
+        start = offset if known and offset is not None else max(0, size - max_bytes)
+        if size - start > max_bytes:
+            start, known = size - max_bytes, False
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     end = data.rfind(b"\n") + 1  # an unfinished last line waits for the next read
     body = data[:end]
     if start > 0 and not known:

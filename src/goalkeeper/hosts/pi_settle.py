@@ -164,6 +164,9 @@ def run_end(data: dict[str, Any]) -> RunEnd:
     )
 
 
+SETTINGS_MAX_BYTES = 1024 * 1024
+
+
 def retry_settings(project: Path, env: dict[str, str]) -> RetrySettings:
     """Pi's ``retry`` settings: global (``PI_CODING_AGENT_DIR`` or ``~/.pi/agent``) then the
     project's ``.pi/settings.json``. Unreadable files and odd values are ignored."""
@@ -171,10 +174,12 @@ def retry_settings(project: Path, env: dict[str, str]) -> RetrySettings:
         env.get("HOME") or os.path.expanduser("~"), ".pi", "agent"
     )
     merged: dict[str, Any] = {}
+    from goalkeeper.store.safe_read import read_capped
+
     for path in (Path(agent_dir) / "settings.json", project / ".pi" / "settings.json"):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # the project's file is the agent's: a FIFO there must not hang the bridge
+            data = json.loads(read_capped(path, SETTINGS_MAX_BYTES).decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
             continue
         retry = data.get("retry") if isinstance(data, dict) else None
         if isinstance(retry, dict):

@@ -28,6 +28,7 @@ from goalkeeper.core.catalog import (
     validate_catalog,
 )
 from goalkeeper.core.resolver import ResolveError
+from goalkeeper.store.safe_read import UnsafeFile, read_capped
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "workflows"
 CATALOG_NAME = "catalog.json"
@@ -55,7 +56,7 @@ class ProcedureReader:
         for folder in folders:
             if folder is None:
                 continue
-            text = _read_body(folder / procedure.file, procedure)
+            text = _read_body(folder / procedure.file, procedure, folder)
             if text is not None:
                 return text
         raise ResolveError(f"{procedure.id}: file not found: {procedure.file}")
@@ -164,10 +165,10 @@ def _parse_file(path: Path, shown: str, stamp: Stamp) -> Catalog | tuple[str, ..
         return (f"{shown}: not found",)
     if stamp[1] > MAX_CATALOG_BYTES:
         return (f"{shown}: {stamp[1]} bytes is more than a catalog may have",)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return (f"{shown}: cannot read it: {exc.strerror}",)
+    try:  # a user catalog may be planted as a FIFO or a device
+        raw = read_capped(path, MAX_CATALOG_BYTES)
+    except UnsafeFile as exc:
+        return (f"{shown}: it {exc.reason}",)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -178,7 +179,7 @@ def _parse_file(path: Path, shown: str, stamp: Stamp) -> Catalog | tuple[str, ..
         return tuple(exc.problems)
 
 
-def _read_body(path: Path, procedure: Procedure) -> str | None:
+def _read_body(path: Path, procedure: Procedure, folder: Path) -> str | None:
     """The text of ``path``; None when it does not exist. Cached by (path, mtime, size)."""
     try:
         st = path.stat()
@@ -194,9 +195,9 @@ def _read_body(path: Path, procedure: Procedure) -> str | None:
             f"a procedure file may have at most {MAX_PROCEDURE_BYTES}"
         )
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ResolveError(f"{procedure.id}: cannot read {procedure.file}: {exc.strerror}") from exc
+        raw = read_capped(path, MAX_PROCEDURE_BYTES, within=folder)  # no symlink out of it
+    except UnsafeFile as exc:
+        raise ResolveError(f"{procedure.id}: {procedure.file} {exc.reason}") from exc
     text = raw.decode("utf-8-sig", "replace")
     _bodies[str(path)] = (stamp, text)
     return text

@@ -60,20 +60,22 @@ def load_plan(project: Path, plan_dir: str = "plan") -> PlanDoc | None:
     cached = _cache.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    doc = _read(path, shown, st.st_size)
+    doc = _read(path, shown, st.st_size, project)
     _cache[str(path)] = (stamp, doc)
     return doc
 
 
-def _read(path: Path, shown: str, size: int) -> PlanDoc:
+def _read(path: Path, shown: str, size: int, project: Path) -> PlanDoc:
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
     if size > MAX_PLAN_BYTES:
         limit = MAX_PLAN_BYTES // 1024 // 1024
         problem = f"{size / 1024 / 1024:.1f} MB is larger than the {limit} MB a plan may have"
         return PlanDoc(shown, None, problem=problem)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return PlanDoc(shown, None, problem=f"cannot read it: {exc.strerror}")
+    try:  # a plan may be planted as a FIFO, a device or a symlink out of the project
+        raw = read_capped(path, MAX_PLAN_BYTES, within=project)
+    except UnsafeFile as exc:
+        return PlanDoc(shown, None, problem=f"it {exc.reason}")
     if b"\x00" in raw[:8192]:
         return PlanDoc(shown, None, problem="it is a binary file, not Markdown text")
     try:

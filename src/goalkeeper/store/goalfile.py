@@ -89,14 +89,15 @@ def load_goal(project: Path) -> GoalDoc | None:
     except FileNotFoundError:
         _cache.pop(key, None)
         return None
-    except OSError as exc:
-        return GoalDoc(SHOWN, None, problem=f"cannot read {SHOWN}: {exc.strerror}")
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the project's path
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        return GoalDoc(SHOWN, None, problem=f"cannot read {SHOWN}: {reason}")
     stamp = (st.st_mtime_ns, st.st_size)
     cached = _cache.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
     try:
-        parsed = _parse(_read(path, st.st_size))
+        parsed = _parse(_read(path, project))
         doc = GoalDoc(SHOWN, _goal(parsed.data, parsed.text[parsed.body_start :]))
     except GoalFileError as exc:
         doc = GoalDoc(SHOWN, None, problem=str(exc))
@@ -154,7 +155,7 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
             raise GoalFileError(f"{SHOWN} does not exist; create a goal first") from None
         except OSError as exc:
             raise GoalFileError(f"cannot read {SHOWN}: {exc.strerror}") from None
-        parsed = _parse(_read(path, st.st_size))
+        parsed = _parse(_read(path, project))
         yaml_text = parsed.text[parsed.yaml_start : parsed.yaml_end]
         try:
             new_yaml = set_fields(yaml_text, parsed.data, wanted)
@@ -212,13 +213,21 @@ def archive_goal(project: Path, *, now: str) -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read(path: Path, size: int) -> bytes:
-    if size > MAX_GOAL_BYTES:
-        raise GoalFileError(_too_large(size))
+def _read(path: Path, project: Path) -> bytes:
+    """GOAL.md's bytes: a regular file in the project of at most ``MAX_GOAL_BYTES`` (the agent
+    can make it a FIFO, a device or a symlink out of the project)."""
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise GoalFileError(f"cannot read {SHOWN}: {exc.strerror}") from None
+        return read_capped(path, MAX_GOAL_BYTES, within=project)
+    except UnsafeFile as exc:
+        if exc.kind == "too_large":
+            raise GoalFileError(
+                f"{SHOWN} {exc.reason}; shorten it (move old Progress Log entries elsewhere)"
+            ) from None
+        if exc.kind == "missing":
+            raise GoalFileError(f"{SHOWN} does not exist; create a goal first") from None
+        raise GoalFileError(f"{SHOWN} {exc.reason}; replace it with a regular file") from None
 
 
 def _too_large(size: int) -> str:

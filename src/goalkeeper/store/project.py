@@ -90,7 +90,7 @@ def fingerprint_tests(
     for rel, path in _walk(project):
         if not _is_test_path(rel, globs):
             continue
-        fingerprint = _fingerprint(rel, path)
+        fingerprint = _fingerprint(rel, path, project)
         if fingerprint is None:
             continue
         out[rel] = fingerprint
@@ -104,7 +104,7 @@ _RACY_NS = 2_000_000_000
 _MAX_CACHED = 20_000
 
 
-def _fingerprint(rel: str, path: str) -> TestFingerprint | None:
+def _fingerprint(rel: str, path: str, root: Path) -> TestFingerprint | None:
     """One file's fingerprint, computed again only when its (mtime, size, inode) changed: the
     warm engine fingerprints the same unchanged test files at every Stop of an active goal."""
     try:
@@ -115,7 +115,7 @@ def _fingerprint(rel: str, path: str) -> TestFingerprint | None:
     cached = _fingerprints.get(path)
     if cached is not None and cached[0] == stamp and cached[1].path == rel:
         return cached[1]
-    text = _read(Path(path))
+    text = _read(Path(path), root)
     if text is None:
         return None
     fingerprint = fingerprint_test_file(rel, text)
@@ -205,13 +205,13 @@ def _build(p: _Project) -> list[str]:
 
 
 def _read_project(root: Path) -> _Project:
-    pyproject_text = _read(root / "pyproject.toml") or ""
+    pyproject_text = _read(root / "pyproject.toml", root) or ""
     pyproject = _toml(pyproject_text) if pyproject_text else None
     tool = pyproject.get("tool") if pyproject is not None else None
     tool = tool if isinstance(tool, Mapping) else {}
-    setup_cfg = _read(root / "setup.cfg") or ""
-    tox_ini = _read(root / "tox.ini") or ""
-    package = _json(_read(root / "package.json"))
+    setup_cfg = _read(root / "setup.cfg", root) or ""
+    tox_ini = _read(root / "tox.ini", root) or ""
+    package = _json(_read(root / "package.json", root))
     raw_scripts = package.get("scripts") if package is not None else None
     scripts = (
         {k: v for k, v in raw_scripts.items() if isinstance(v, str)}
@@ -261,7 +261,7 @@ def _runner(root: Path) -> str:
 
 def _make_targets(root: Path) -> frozenset[str]:
     for name in ("GNUmakefile", "makefile", "Makefile"):
-        text = _read(root / name)
+        text = _read(root / name, root)
         if text is not None:
             targets: set[str] = set()
             for m in _MAKE_RULE.finditer(text):
@@ -292,14 +292,15 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _read(path: Path) -> str | None:
-    """The file's text, or None when it is missing, unreadable, not a file or too large.
-    Undecodable bytes are replaced: a test file in Latin-1 still counts its tests."""
+def _read(path: Path, root: Path) -> str | None:
+    """The file's text, or None when it is missing, unreadable, not a regular file, too large
+    or a symlink out of ``root`` (the agent can plant any of them). Undecodable bytes are
+    replaced: a test file in Latin-1 still counts its tests."""
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
     try:
-        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        return read_capped(path, MAX_FILE_BYTES, within=root).decode("utf-8", errors="replace")
+    except UnsafeFile:
         return None
 
 

@@ -1,0 +1,143 @@
+"""Files the agent can plant never hang, flood or leak through a hook: a FIFO, a device, an
+oversize file or a symlink out of the project is bad input with a clear notice."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.store.goalfile import load_goal
+from goalkeeper.store.safe_read import UnsafeFile, read_capped, resolves_within
+
+from .conftest import run_hook, session_start, stop
+
+FAST_S = 10.0  # a hook that takes longer than this on a planted file is as bad as a hang
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+
+
+def _goal_dir(project: Path) -> Path:
+    folder = project / ".agents" / "goal"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_read_capped_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    """Opening a FIFO nobody writes to returns at once with a reason, not a hang."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    with pytest.raises(UnsafeFile) as info:
+        read_capped(fifo, 1000)
+    assert info.value.kind == "special" and "FIFO" in str(info.value)
+
+
+def test_read_capped_refuses_a_device_and_reads_at_most_the_limit(tmp_path: Path) -> None:
+    """/dev/zero is a device, never read; a file over the limit is refused before reading."""
+    link = tmp_path / "zero"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(UnsafeFile) as info:
+        read_capped(link, 1000)
+    assert info.value.kind == "special"
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 2001)
+    with pytest.raises(UnsafeFile) as too_large:
+        read_capped(big, 2000)
+    assert too_large.value.kind == "too_large"
+    assert read_capped(big, 2001) == b"x" * 2001
+
+
+def test_read_capped_refuses_a_symlink_out_of_its_folder(tmp_path: Path) -> None:
+    """A link inside the project pointing outside it is refused; one inside is followed."""
+    project = tmp_path / "p"
+    project.mkdir()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token", "utf-8")
+    (project / "out").symlink_to(secret)
+    (project / "real.txt").write_text("ok", "utf-8")
+    (project / "in").symlink_to(project / "real.txt")
+    with pytest.raises(UnsafeFile) as info:
+        read_capped(project / "out", 100, within=project)
+    assert info.value.kind == "outside"
+    assert read_capped(project / "in", 100, within=project) == b"ok"
+    assert resolves_within(project / "in", project)
+    assert not resolves_within(project / ".." / "secret.txt", project)
+
+
+def test_a_fifo_goal_file_never_hangs_a_hook(tmp_path: Path) -> None:
+    """GOAL.md as a FIFO: SessionStart and Stop answer quickly and name the problem."""
+    os.mkfifo(_goal_dir(tmp_path) / "GOAL.md")
+    start = run_hook(tmp_path, session_start(tmp_path))
+    assert start.returncode == 0 and start.seconds < FAST_S
+    done = run_hook(tmp_path, stop(tmp_path))
+    assert done.returncode == 0 and done.seconds < FAST_S
+    assert "FIFO" in done.answer.get("systemMessage", "")
+    doc = load_goal(tmp_path)
+    assert doc is not None and doc.goal is None and "FIFO" in (doc.problem or "")
+
+
+def test_a_goal_file_linked_to_dev_zero_is_refused_not_read(tmp_path: Path) -> None:
+    """GOAL.md → /dev/zero: a notice in well under a second of work, no memory blow-up."""
+    (_goal_dir(tmp_path) / "GOAL.md").symlink_to("/dev/zero")
+    done = run_hook(tmp_path, stop(tmp_path))
+    assert done.returncode == 0 and done.seconds < FAST_S
+    message = done.answer.get("systemMessage", "")
+    assert "GOAL.md" in message and ("outside" in message or "not a regular file" in message)
+
+
+def test_a_goal_file_linked_out_of_the_project_is_not_read(tmp_path: Path) -> None:
+    """A GOAL.md symlink to a file outside the project is refused, and the file is untouched."""
+    project = tmp_path / "p"
+    project.mkdir()
+    outside = tmp_path / "elsewhere.md"
+    body = "---\nstatus: active\nverify: ['true']\n---\n## Objective\nx\n"
+    outside.write_text(body, "utf-8")
+    (_goal_dir(project) / "GOAL.md").symlink_to(outside)
+    doc = load_goal(project)
+    assert doc is not None and doc.goal is None and "outside" in (doc.problem or "")
+    done = run_hook(project, stop(project))
+    assert done.returncode == 0
+    assert outside.read_text("utf-8") == body
+
+
+def test_a_fifo_transcript_never_hangs_the_stop_hook(tmp_path: Path) -> None:
+    """Claude Code's transcript as a FIFO: the Stop answers, activity counts as not measured."""
+    fifo = tmp_path / "transcript.jsonl"
+    os.mkfifo(fifo)
+    payload = {**stop(tmp_path, text="[PDCA] do"), "transcript_path": str(fifo)}
+    done = run_hook(tmp_path, payload)
+    assert done.returncode == 0 and done.seconds < FAST_S
+    assert done.answer.get("decision") == "block"  # the cadence still decides
+
+
+@pytest.mark.parametrize(
+    "name", ["pyproject.toml", ".goalkeeper.toml", "package.json", "Makefile", "setup.cfg"]
+)
+def test_a_fifo_project_file_never_hangs_a_hook(tmp_path: Path, name: str) -> None:
+    """Project configuration planted as a FIFO is skipped; the hook answers."""
+    os.mkfifo(tmp_path / name)
+    for payload in (session_start(tmp_path), stop(tmp_path)):
+        done = run_hook(tmp_path, payload)
+        assert done.returncode == 0 and done.seconds < FAST_S
+
+
+def test_a_fifo_plan_never_hangs_a_hook(tmp_path: Path) -> None:
+    """A plan file that is a FIFO is not a plan: the hook answers as if there were none."""
+    (tmp_path / "plan").mkdir()
+    os.mkfifo(tmp_path / "plan" / "topic.md")
+    done = run_hook(tmp_path, stop(tmp_path, text="[PDCA] do"))
+    assert done.returncode == 0 and done.seconds < FAST_S
+
+
+def test_a_plan_linked_out_of_the_project_is_not_read(tmp_path: Path) -> None:
+    """A plan symlinked to a file outside the project is reported, not parsed."""
+    from goalkeeper.store.documents import load_plan
+
+    project = tmp_path / "p"
+    (project / "plan").mkdir(parents=True)
+    outside = tmp_path / "x.md"
+    outside.write_text("## Objective\nsecret objective\n", "utf-8")
+    (project / "plan" / "topic.md").symlink_to(outside)
+    doc = load_plan(project)
+    assert doc is not None and doc.plan is None and "outside" in (doc.problem or "")
