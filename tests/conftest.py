@@ -19,5 +19,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         if key.startswith(("GOALKEEPER_", "PI_TODONE_", "CLAUDE_")):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("GOALKEEPER_SERVER", "off")
+    # the user's own ~/.config/goalkeeper/config.toml must not reach a test
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.chdir(tmp_path)
     yield tmp_path

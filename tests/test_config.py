@@ -1,4 +1,8 @@
-"""Configuration layers: defaults → pyproject.toml → .goalkeeper.toml → environment → overrides."""
+"""Configuration layers: defaults → pyproject.toml → .goalkeeper.toml → environment → overrides.
+
+The project files here are approved by the user (``goalkeeper allow``) right after they are
+written: these tests pin parsing and precedence. What an unapproved file may do is pinned in
+``tests/security/test_config_pinning.py``."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.config import Config, load_config, relevant_env
+from goalkeeper.pinning import allow_project
 
 FIELDS = sorted(Config().to_dict())
 
@@ -17,10 +22,12 @@ def _pyproject(project: Path, body: str) -> None:
     (project / "pyproject.toml").write_text(
         f'[project]\nname = "demo"\n\n[tool.goalkeeper]\n{body}', encoding="utf-8"
     )
+    allow_project(project, 0.0)
 
 
 def _own(project: Path, body: str) -> None:
     (project / ".goalkeeper.toml").write_text(body, encoding="utf-8")
+    allow_project(project, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +328,7 @@ def test_broken_goalkeeper_toml_warns(tmp_path: Path) -> None:
 def test_broken_pyproject_warns_and_other_layers_still_apply(tmp_path: Path) -> None:
     """A broken pyproject.toml is reported; ``.goalkeeper.toml`` still applies."""
     (tmp_path / "pyproject.toml").write_text("[tool.goalkeeper\nstuck = 5\n", encoding="utf-8")
-    _own(tmp_path, "reset = 4\n")
+    _own(tmp_path, "reset = 4\n")  # approves what can be read
     config = load_config(tmp_path)
     assert (config.stuck, config.reset) == (3, 4)
     assert len(config.warnings) == 1
@@ -376,6 +383,7 @@ def test_array_for_a_string_setting_warns(tmp_path: Path) -> None:
 def test_pyproject_inline_tool_table_applies(tmp_path: Path) -> None:
     """``[tool]`` with ``goalkeeper = { stuck = 5 }`` is the same table as ``[tool.goalkeeper]``."""
     (tmp_path / "pyproject.toml").write_text("[tool]\ngoalkeeper = { stuck = 5 }\n", "utf-8")
+    allow_project(tmp_path, 0.0)
     assert load_config(tmp_path).stuck == 5
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.config import Config, load_config
+from goalkeeper.pinning import allow_project
 
 STALL = "PI_TODONE_STALL_THRESHOLD"
 
@@ -147,6 +148,7 @@ def test_invalid_goalkeeper_variable_keeps_the_pi_value(tmp_path: Path) -> None:
 def test_environment_wins_over_files(tmp_path: Path) -> None:
     """The pi-todone variable overrides a value from ``.goalkeeper.toml``."""
     (tmp_path / ".goalkeeper.toml").write_text("todo_stall_threshold = 6\n", encoding="utf-8")
+    allow_project(tmp_path, 0.0)
     assert load_config(tmp_path, {}).todo_stall_threshold == 6
     assert load_config(tmp_path, {STALL: "5"}).todo_stall_threshold == 5
 
@@ -186,6 +188,7 @@ def test_evidence_check_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.goalkeeper]\nevidence-check = "files"\n', encoding="utf-8"
     )
+    allow_project(tmp_path, 0.0)
     assert load_config(tmp_path, {}).evidence_check == "files"
 
 
@@ -194,6 +197,7 @@ def test_evidence_commands_from_a_toml_list(tmp_path: Path) -> None:
     (tmp_path / ".goalkeeper.toml").write_text(
         'evidence_commands = ["pytest -q", " make test ", ""]\n', encoding="utf-8"
     )
+    allow_project(tmp_path, 0.0)
     config = load_config(tmp_path, {})
     assert config.evidence_commands == ("pytest -q", "make test")
     assert config.warnings == ()
@@ -204,6 +208,7 @@ def test_evidence_commands_from_pyproject(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.goalkeeper]\nevidence-commands = ["tox -e py"]\n', encoding="utf-8"
     )
+    allow_project(tmp_path, 0.0)
     assert load_config(tmp_path, {}).evidence_commands == ("tox -e py",)
 
 
@@ -216,6 +221,7 @@ def test_evidence_commands_from_the_environment(tmp_path: Path) -> None:
 def test_evidence_commands_environment_wins_over_files(tmp_path: Path) -> None:
     """The environment's commands replace the file's."""
     (tmp_path / ".goalkeeper.toml").write_text('evidence_commands = ["a"]\n', encoding="utf-8")
+    allow_project(tmp_path, 0.0)
     config = load_config(tmp_path, {"GOALKEEPER_EVIDENCE_COMMANDS": "b"})
     assert config.evidence_commands == ("b",)
 
@@ -224,6 +230,7 @@ def test_evidence_commands_environment_wins_over_files(tmp_path: Path) -> None:
 def test_evidence_commands_that_are_not_a_list_of_text(tmp_path: Path, value: str) -> None:
     """Anything but a list of strings warns and allows nothing."""
     (tmp_path / ".goalkeeper.toml").write_text(f"evidence_commands = {value}\n", encoding="utf-8")
+    allow_project(tmp_path, 0.0)
     config = load_config(tmp_path, {})
     assert config.evidence_commands == ()
     assert [("evidence_commands" in w) for w in config.warnings] == [True]
@@ -234,6 +241,7 @@ def test_test_command_from_toml_and_environment(tmp_path: Path) -> None:
     (tmp_path / ".goalkeeper.toml").write_text(
         'test_command = " uv run pytest "\n', encoding="utf-8"
     )
+    allow_project(tmp_path, 0.0)
     assert load_config(tmp_path, {}).test_command == "uv run pytest"
     env = {"GOALKEEPER_TEST_COMMAND": "make check"}
     assert load_config(tmp_path, env).test_command == "make check"
@@ -250,6 +258,7 @@ def test_blank_test_command_is_invalid(tmp_path: Path, raw: str) -> None:
 def test_non_text_test_command_in_toml_is_invalid(tmp_path: Path) -> None:
     """A test command that is not text warns and stays unset."""
     (tmp_path / ".goalkeeper.toml").write_text("test_command = 5\n", encoding="utf-8")
+    allow_project(tmp_path, 0.0)
     config = load_config(tmp_path, {})
     assert config.test_command is None
     assert len(config.warnings) == 1

@@ -1,9 +1,17 @@
-"""One resolved, frozen configuration: defaults → files → environment → flags.
+"""One resolved, frozen configuration: defaults → user file → project files → environment →
+flags.
 
-Files: ``[tool.goalkeeper]`` in ``pyproject.toml``, then ``.goalkeeper.toml`` (its top level or
-its own ``[tool.goalkeeper]`` table). Environment: ``GOALKEEPER_<NAME>`` for every field. Keys
-may be written ``compact-at`` or ``compact_at``. An invalid value never crashes anything: it is
-reported in ``Config.warnings`` and the previous layer's value stays.
+The user file is ``~/.config/goalkeeper/config.toml`` (``$XDG_CONFIG_HOME``; the environment
+variable ``GOALKEEPER_USER_CONFIG`` names another). Project files: ``[tool.goalkeeper]`` in
+``pyproject.toml``, then ``.goalkeeper.toml`` (its top level or its own ``[tool.goalkeeper]``
+table). Environment: ``GOALKEEPER_<NAME>`` for every field. Keys may be written ``compact-at`` or
+``compact_at``. An invalid value never crashes anything: it is reported in ``Config.warnings``
+and the previous layer's value stays.
+
+Project files are the agent's to write, so a setting there that could widen what goalkeeper
+runs or loosen a limit applies only once the user approved the file (``goalkeeper allow``;
+``pinning`` says which settings and which direction is stricter). Until then it is reported in
+``Config.warnings`` and ``Config.held`` and the value of the layers below stays.
 
 The environment is passed in, never read here, so a hook server can resolve the config of each
 request from the environment of the hook process that sent it.
@@ -23,6 +31,7 @@ NoPlan = Literal["guide", "silent"]
 ServerMode = Literal["auto", "off"]
 OnOff = Literal["on", "off"]
 EvidenceCheck = Literal["off", "files", "rerun"]
+Sandbox = Literal["off", "auto"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +87,12 @@ class Config:
     """A user workflow catalog (a JSON file, relative to the project); empty: built-in only.
     It extends or overrides the built-in catalog; its procedure texts live in procedures/ next
     to it. Check it with ``goalkeeper catalog check``."""
+    sandbox: Sandbox = "off"
+    """Confine verify and evidence commands with bubblewrap where it is installed (auto): no
+    network, writes only in the project and a temporary folder."""
     warnings: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()
+    """Project settings not applied because the file holding them is not approved (names)."""
 
     @property
     def idle_streak(self) -> int:
@@ -87,7 +101,7 @@ class Config:
         return self.stuck * (self.reset + 1) - 1
 
     def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "warnings"}
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _META}
 
 
 ENV_PREFIX = "GOALKEEPER_"
@@ -97,6 +111,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "server": ("auto", "off"),
     "todos": ("on", "off"),
     "evidence_check": ("off", "files", "rerun"),
+    "sandbox": ("off", "auto"),
 }
 # pi-todone's own variable names keep working (at the environment layer, below GOALKEEPER_*).
 ENV_ALIASES = {
@@ -119,7 +134,8 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_FIELDS = {f.name: f for f in fields(Config) if f.name != "warnings"}
+_META = ("warnings", "held")
+_FIELDS = {f.name: f for f in fields(Config) if f.name not in _META}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
 
@@ -131,8 +147,22 @@ def load_config(
     """Resolve the configuration of ``project``; never raises."""
     warnings: list[str] = []
     values: dict[str, object] = {}
+    user = user_config_path(env or {})
+    data = _read_toml(user, warnings, confined=False)
+    if data is not None:
+        nested = (
+            data.get("tool", {}).get("goalkeeper") if isinstance(data.get("tool"), dict) else None
+        )
+        _apply(values, nested if isinstance(nested, dict) else data, "user config", warnings)
+    held: list[str] = []
+    approved: dict[str, str] | None = None
     for path, table in _file_tables(project, warnings):
-        _apply(values, table, str(path.name), warnings)
+        gate = _Gate(path.name, table, project, approved)
+        _apply(values, table, str(path.name), warnings, gate=gate)
+        approved = gate.approved
+        held += gate.held
+        if gate.held:
+            warnings.append(gate.warning())
     if env:
         aliased = {ENV_ALIASES[k]: v for k, v in env.items() if k in ENV_ALIASES}
         _apply(values, aliased, "environment", warnings, shown=_alias_names())
@@ -144,7 +174,62 @@ def load_config(
         _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX)
     if overrides:
         _apply(values, dict(overrides), "command line", warnings)
-    return replace(Config(), **values, warnings=tuple(warnings))  # type: ignore[arg-type]
+    return replace(Config(), **values, warnings=tuple(warnings), held=tuple(held))  # type: ignore[arg-type]
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The user's own config file: ``GOALKEEPER_USER_CONFIG``, else
+    ``$XDG_CONFIG_HOME/goalkeeper/config.toml``, else ``~/.config/goalkeeper/config.toml``. It
+    is outside every project, so it is the user's and is never gated."""
+    named = env.get("GOALKEEPER_USER_CONFIG", "").strip()
+    if named:
+        return Path(os.path.expanduser(named))
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "goalkeeper" / "config.toml"
+
+
+class _Gate:
+    """Decides, key by key, whether a project file's value may apply: freely, when it is
+    stricter than what is in force, or when the user approved the file as it is now."""
+
+    def __init__(
+        self, name: str, table: Mapping[str, Any], project: Path, approved: dict[str, str] | None
+    ) -> None:
+        self.name = name
+        self.table = table
+        self.project = project
+        self.approved = approved
+        self.held: list[str] = []
+        self._trusted: bool | None = None
+
+    def allows(self, field: str, new: object, current: object) -> bool:
+        from goalkeeper import pinning
+
+        if not pinning.needs_approval(field) or pinning.stricter_or_equal(field, new, current):
+            return True
+        if self._trusted is None:
+            if self.approved is None:
+                self.approved = pinning.approved_digests(self.project)
+            wanted = self.approved.get(self.name)
+            self._trusted = wanted is not None and wanted == pinning.table_digest(self.table)
+        if not self._trusted:
+            self.held.append(field)
+        return self._trusted
+
+    def warning(self) -> str:
+        names = ", ".join(n.replace("_", "-") for n in self.held)
+        known = self.approved is not None and self.name in self.approved
+        why = "changed since you approved them" if known else "are not approved"
+        return (
+            f"{self.name}: its goalkeeper settings {why}, so {names} stay at their defaults "
+            "(a project file may only make goalkeeper stricter); review the file, then run "
+            "`goalkeeper allow` in your own terminal"
+        )
+
+
+def project_tables(project: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """The goalkeeper tables of the project's config files, as ``load_config`` reads them."""
+    return _file_tables(project, [])
 
 
 def _file_tables(project: Path, warnings: list[str]) -> list[tuple[Path, dict[str, Any]]]:
@@ -166,8 +251,10 @@ def _file_tables(project: Path, warnings: list[str]) -> list[tuple[Path, dict[st
 
 
 def _read_toml(
-    path: Path, warnings: list[str], needle: bytes | None = None
+    path: Path, warnings: list[str], needle: bytes | None = None, *, confined: bool = True
 ) -> dict[str, Any] | None:
+    """The TOML at ``path`` (cached by stamp); ``confined``: a project file, which must not be
+    a symlink out of its folder (a user's own file may live anywhere, dotfiles included)."""
     try:
         st = path.stat()
     except (OSError, ValueError):  # ValueError: a NUL byte in the path
@@ -178,7 +265,7 @@ def _read_toml(
     from goalkeeper.store.safe_read import UnsafeFile, read_capped
 
     try:  # the agent can make it a FIFO, a device or a symlink out of the project
-        raw = read_capped(path, MAX_CONFIG_BYTES, within=path.parent)
+        raw = read_capped(path, MAX_CONFIG_BYTES, within=path.parent if confined else None)
     except UnsafeFile as exc:
         warnings.append(f"{path.name}: it {exc.reason}; its goalkeeper settings are ignored")
         return None
@@ -203,6 +290,7 @@ def _apply(
     warnings: list[str],
     prefix: str = "",
     shown: Mapping[str, str] | None = None,
+    gate: _Gate | None = None,
 ) -> None:
     for raw_key, raw in table.items():
         name = str(raw_key).replace("-", "_").lower()
@@ -212,11 +300,14 @@ def _apply(
             warnings.append(f"{source}: unknown setting '{label}' ignored")
             continue
         default = getattr(Config(), name)
+        current = values.get(name, default)
         try:
-            values[name] = _coerce(name, raw, default)
+            value = _coerce(name, raw, default)
         except ValueError as exc:
-            current = values.get(name, default)
             warnings.append(f"{source}: {label}={raw!r} is invalid ({exc}); using {current!r}")
+            continue
+        if gate is None or gate.allows(name, value, current):
+            values[name] = value
 
 
 def _alias_names() -> dict[str, str]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
+from goalkeeper.pinning import allow_project
 
 ROUTES = ["idea-to-ship", "hard-bug", "triage", "wayfinding", "architecture"]
 
@@ -29,6 +30,7 @@ def user_catalog(project: Path, entries: list[dict[str, Any]] | str, **texts: st
     for name, body in texts.items():
         (folder / "procedures" / f"{name}.md").write_text(body, encoding="utf-8")
     (project / ".goalkeeper.toml").write_text('catalog = "custom/catalog.json"\n', encoding="utf-8")
+    allow_project(project, 0.0)  # a catalog is the user's to choose
 
 
 TOOL = {

@@ -12,6 +12,7 @@ import pytest
 
 from goalkeeper.cli.app import run
 from goalkeeper.hosts.claude_code import answer_hook
+from goalkeeper.pinning import allow_project
 
 PLAN = """## SWOT
 S: tests exist
@@ -227,6 +228,7 @@ def test_config_reports_invalid_values(
 ) -> None:
     """config --json shows resolved values; an invalid one falls back with a warning, exit 1."""
     (project / ".goalkeeper.toml").write_text("stuck = 5\ncompact-at = 7\n", encoding="utf-8")
+    allow_project(project, 0.0)
     monkeypatch.setenv("GOALKEEPER_MAX_CONTINUATIONS", "12")
     code, out, _ = cli(capsys, "config", "--json")
     data = json.loads(out)

@@ -96,6 +96,7 @@ def _register_commands() -> None:
     if cli.commands:
         return
     from goalkeeper.cli import (
+        allow,
         bridge,
         catalog_cmd,
         config_cmd,
@@ -132,6 +133,7 @@ def _register_commands() -> None:
         demo,
         server,
         config_cmd,
+        allow,
         catalog_cmd,
     ):
         for command in module.COMMANDS:

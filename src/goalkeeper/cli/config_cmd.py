@@ -12,14 +12,16 @@ from goalkeeper.config import Config, load_config, relevant_env
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def config_command(app: App, as_json: bool) -> int:
-    """Show every setting as resolved from defaults, [tool.goalkeeper] in pyproject.toml,
-    .goalkeeper.toml and GOALKEEPER_* variables, with any warnings.
+    """Show every setting as resolved from defaults, your ~/.config/goalkeeper/config.toml,
+    [tool.goalkeeper] in pyproject.toml, .goalkeeper.toml and GOALKEEPER_* variables, with
+    any warnings. "held" lists project settings that wait for your `goalkeeper allow`.
 
     Exit status: 0, or 1 when a setting was invalid (it fell back, see the warnings).
     """
     config = load_config(app.project, relevant_env())
     if as_json:
-        echo_json({"settings": config.to_dict(), "warnings": list(config.warnings)})
+        data = {"settings": config.to_dict(), "warnings": list(config.warnings)}
+        echo_json({**data, "held": list(config.held)})
     else:
         docs = _docs()
         for key, value in config.to_dict().items():

@@ -43,4 +43,33 @@ def m002_deferred_advice(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN deferred TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_deferred_advice)
+def m003_trust(conn: sqlite3.Connection) -> None:
+    """What the user approved: project config files by digest (``goalkeeper allow``) and each
+    goal's promise with the repair counters goalkeeper recorded (``core.promise``)."""
+    conn.execute(
+        """CREATE TABLE config_approvals (
+            file        TEXT PRIMARY KEY,
+            digest      TEXT NOT NULL,
+            approved_at REAL NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE goals (
+            goal_id        TEXT PRIMARY KEY,
+            objective      TEXT NOT NULL,
+            verify         TEXT NOT NULL DEFAULT '[]',
+            criteria       TEXT NOT NULL DEFAULT '[]',
+            rounds         INTEGER NOT NULL,
+            timeout_s      REAL NOT NULL,
+            retries        INTEGER NOT NULL,
+            source         TEXT NOT NULL,
+            approved_at    REAL NOT NULL,
+            attempts       INTEGER NOT NULL DEFAULT 0,
+            status         TEXT NOT NULL DEFAULT 'active',
+            blocked_reason TEXT,
+            digest         TEXT NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_deferred_advice, m003_trust)

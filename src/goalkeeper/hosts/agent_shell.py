@@ -1,0 +1,110 @@
+"""Is this process running inside an agent's shell? Approvals are the user's, so the commands
+that grant them (``goalkeeper allow``, ``goalkeeper goal approve`` …) refuse to run there.
+
+Each host marks the commands its shell tool runs: Claude Code sets ``CLAUDECODE=1``, Pi
+``PI_CODING_AGENT=true`` (1.6 also ``AI_AGENT=pi``), Codex CLI ``CODEX_SANDBOX``/
+``CODEX_SANDBOX_NETWORK_DISABLED`` and, installed from npm, ``CODEX_MANAGED_BY_NPM``, Gemini CLI
+``GEMINI_CLI=1``. A command can drop a variable for itself (``env -u CLAUDECODE …``) but not
+for the shell that started it, so the environment each ancestor process *started with* is read
+too (``/proc/<pid>/environ`` on Linux), as is the program each ancestor runs. This keeps an
+agent from approving its own changes by accident or by a casual trick; it is not a sandbox: an
+agent allowed to run any command as you can do what you can (see the README's Security model).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+MARKERS: tuple[tuple[str, str | None, str], ...] = (
+    ("CLAUDECODE", "1", "Claude Code"),
+    ("PI_CODING_AGENT", "true", "Pi"),
+    ("AI_AGENT", "pi", "Pi"),
+    ("CODEX_SANDBOX", None, "Codex CLI"),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", None, "Codex CLI"),
+    ("CODEX_MANAGED_BY_NPM", None, "Codex CLI"),
+    ("GEMINI_CLI", "1", "Gemini CLI"),
+)
+"""(variable, value it must have or None for any non-empty value, the agent)."""
+PROGRAMS = {"claude": "Claude Code", "pi": "Pi", "codex": "Codex CLI", "gemini": "Gemini CLI"}
+"""Program names of the agents' executables (or the script a ``node`` process runs)."""
+MAX_ANCESTORS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class AgentShell:
+    """The agent found, and the evidence (a variable, or an ancestor's program)."""
+
+    agent: str
+    evidence: str
+
+
+def find_agent_shell(
+    environ: Mapping[str, str] | None = None, *, proc: str = "/proc", pid: int | None = None
+) -> AgentShell | None:
+    """The agent whose shell this process (or ``pid``) runs in, else None. Never raises."""
+    found = _marker(os.environ if environ is None else environ)
+    if found is not None:
+        return found
+    current = os.getpid() if pid is None else pid
+    for _ in range(MAX_ANCESTORS):
+        parent = _parent(proc, current)
+        if parent is None or parent <= 1:
+            return None
+        found = _marker(_environ(proc, parent)) or _program(proc, parent)
+        if found is not None:
+            return found
+        current = parent
+    return None
+
+
+def _marker(environ: Mapping[str, str]) -> AgentShell | None:
+    for name, value, agent in MARKERS:
+        got = environ.get(name, "").strip()
+        if got and (value is None or got.lower() == value):
+            return AgentShell(agent, f"{name}={got}")
+    return None
+
+
+def _parent(proc: str, pid: int) -> int | None:
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as f:
+            data = f.read(4096)
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()  # the name in parentheses may hold spaces
+    try:
+        return int(fields[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def _environ(proc: str, pid: int) -> dict[str, str]:
+    try:
+        with open(f"{proc}/{pid}/environ", "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for item in data.split(b"\0"):
+        key, sep, value = item.partition(b"=")
+        if sep:
+            out[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+    return out
+
+
+def _program(proc: str, pid: int) -> AgentShell | None:
+    try:
+        with open(f"{proc}/{pid}/cmdline", "rb") as f:
+            argv = f.read(1 << 16).split(b"\0")
+    except OSError:
+        return None
+    names = [os.path.basename(a.decode("utf-8", "replace")) for a in argv[:2] if a]
+    if names and names[0] in ("node", "nodejs", "bun") and len(names) > 1:
+        names = names[1:]  # `node …/bin/pi`: the script is the program
+    for name in names[:1]:
+        agent = PROGRAMS.get(name.removesuffix(".js"))
+        if agent is not None:
+            return AgentShell(agent, f"ancestor process {pid} runs {name}")
+    return None

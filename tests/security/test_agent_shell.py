@@ -1,0 +1,119 @@
+"""Approvals are the user's: `goalkeeper allow` refuses to run inside an agent's shell, even
+when the command drops the agent's variable for itself."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.config import load_config
+from goalkeeper.hosts.agent_shell import find_agent_shell
+
+GOALKEEPER = [sys.executable, "-m", "goalkeeper"]
+IN_AGENT = find_agent_shell() is not None
+
+
+def _clean_env() -> dict[str, str]:
+    names = ("CLAUDECODE", "PI_CODING_AGENT", "AI_AGENT", "CODEX_", "GEMINI_CLI", "GOALKEEPER_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(names)}
+    env["GOALKEEPER_SERVER"] = "off"
+    return env
+
+
+def _fake_proc(root: Path, chain: list[tuple[int, int, bytes, bytes]]) -> Path:
+    """A /proc with (pid, ppid, environ, cmdline) entries."""
+    for pid, ppid, environ, cmdline in chain:
+        folder = root / str(pid)
+        folder.mkdir(parents=True)
+        (folder / "stat").write_bytes(f"{pid} (some (odd) name) S {ppid} 1 1".encode())
+        (folder / "environ").write_bytes(environ)
+        (folder / "cmdline").write_bytes(cmdline)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "agent"),
+    [
+        ("CLAUDECODE", "1", "Claude Code"),
+        ("PI_CODING_AGENT", "true", "Pi"),
+        ("CODEX_SANDBOX_NETWORK_DISABLED", "1", "Codex CLI"),
+        ("CODEX_MANAGED_BY_NPM", "1", "Codex CLI"),
+        ("GEMINI_CLI", "1", "Gemini CLI"),
+    ],
+)
+def test_each_hosts_shell_marker_is_recognised(
+    tmp_path: Path, variable: str, value: str, agent: str
+) -> None:
+    found = find_agent_shell({variable: value}, proc=str(tmp_path), pid=10)
+    assert found is not None and found.agent == agent
+
+
+def test_an_ancestors_environment_and_program_count(tmp_path: Path) -> None:
+    """A shell that started with the marker, or an agent program up the chain, is found even
+    when this process's own environment was cleaned."""
+    proc = _fake_proc(
+        tmp_path / "a",
+        [(30, 20, b"PATH=/bin\0", b"env\0"), (20, 2, b"CLAUDECODE=1\0", b"bash\0")],
+    )
+    found = find_agent_shell({}, proc=str(proc), pid=30)
+    assert found is not None and found.agent == "Claude Code"
+    proc = _fake_proc(
+        tmp_path / "b",
+        [(30, 20, b"", b"bash\0-c\0x\0"), (20, 2, b"", b"node\0/usr/lib/node_modules/.bin/pi\0")],
+    )
+    found = find_agent_shell({}, proc=str(proc), pid=30)
+    assert found is not None and found.agent == "Pi" and "20" in found.evidence
+    proc = _fake_proc(tmp_path / "c", [(30, 20, b"", b"bash\0"), (20, 1, b"", b"sshd\0")])
+    assert find_agent_shell({}, proc=str(proc), pid=30) is None
+
+
+def _allow(project: Path, shell: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    cmd = " ".join([*GOALKEEPER, "-C", str(project), "allow"])
+    return subprocess.run(
+        [shell, "-c", f"{cmd}; true"], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_allow_refuses_in_an_agent_shell_that_unset_its_marker(tmp_path: Path) -> None:
+    """`env -u CLAUDECODE goalkeeper allow` from Claude Code's shell is still refused, and the
+    agent's raised limit stays unapplied."""
+    (tmp_path / ".goalkeeper.toml").write_text("max-continuations = 1000\n", "utf-8")
+    env = {**_clean_env(), "CLAUDECODE": "1"}
+    cmd = " ".join(["env", "-u", "CLAUDECODE", *GOALKEEPER, "-C", str(tmp_path), "allow"])
+    done = subprocess.run(
+        ["bash", "-c", f"{cmd}; true"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "run it in your own terminal" in done.stderr
+    assert load_config(tmp_path).max_continuations == 40
+
+
+def test_allow_refuses_under_an_agent_program(tmp_path: Path) -> None:
+    """A shell whose ancestor is the agent's executable (here a shell named `claude`)."""
+    (tmp_path / ".goalkeeper.toml").write_text("max-continuations = 1000\n", "utf-8")
+    fake = tmp_path / "bin" / "claude"
+    fake.parent.mkdir()
+    bash = shutil.which("bash")
+    assert bash is not None
+    fake.symlink_to(bash)
+    done = _allow(tmp_path, str(fake), _clean_env())
+    assert "belongs to Claude Code" in done.stderr
+    assert load_config(tmp_path).max_continuations == 40
+
+
+@pytest.mark.skipif(IN_AGENT, reason="these tests run inside an agent's shell themselves")
+def test_allow_from_the_users_terminal_applies_the_settings(tmp_path: Path) -> None:
+    (tmp_path / ".goalkeeper.toml").write_text("max-continuations = 1000\n", "utf-8")
+    done = subprocess.run(
+        [*GOALKEEPER, "-C", str(tmp_path), "allow"],
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert load_config(tmp_path).max_continuations == 1000
