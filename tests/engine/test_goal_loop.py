@@ -38,7 +38,7 @@ class Outputs:
         self.runs = 0
 
     def __call__(self, argv: Sequence[str]) -> Completed:
-        if argv[:2] == ["/bin/sh", "-c"]:
+        if not any(word.endswith("git") for word in argv):  # a verification (argv, no shell)
             self.runs += 1
             code, out = self.queue.pop(0) if self.queue else (0, "1 passed")
             return Completed(tuple(argv), code, out, timed_out=code is None)

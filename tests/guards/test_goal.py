@@ -1,17 +1,23 @@
-"""The goal guard with plain values: detection, criteria changes, stagnation, honest exit."""
+"""The goal guard with plain values: detection, held changes, stagnation, honest exit."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from goalkeeper.core.goal import Criterion, Goal, GoalDoc, criteria_hash
+from goalkeeper.core.goal import Criterion, Goal, GoalDoc
+from goalkeeper.core.promise import Promise, goal_digest, promise_of
 from goalkeeper.core.values import (
     Activity,
     Advise,
+    ApproveGoal,
+    Ask,
+    BeforeAgentStart,
+    Choice,
     Continue,
     Facts,
     Inspect,
     Notify,
+    Pause,
     SetGoal,
     Settled,
     UserPrompt,
@@ -30,20 +36,32 @@ GOAL = Goal(
     criteria=CRITERIA,
     progress_log=("goal set",),
     goal_id="g-1",
-    criteria_hash=criteria_hash(CRITERIA, ("pytest -q",)),
-    log_mark=1,
 )
+APPROVED = promise_of(GOAL, goal_id="g-1", source="prompt", now=0.0)
+"""What the user approved when they set GOAL (the tests' default)."""
+SAME = object()
 
 
-def ctx_for(goal: Goal | None, facts: Facts | None = None):  # type: ignore[no-untyped-def]
+def ctx_for(  # type: ignore[no-untyped-def]
+    goal: Goal | None, facts: Facts | None = None, promise: object = SAME, capabilities=None
+):
     doc = GoalDoc(".agents/goal/GOAL.md", goal) if goal else None
-    return replace(context(None), goal=doc, facts=facts)
+    approved = APPROVED if promise is SAME else promise
+    assert approved is None or isinstance(approved, Promise)
+    ctx = replace(context(None), goal=doc, facts=facts, promise=approved)
+    return replace(ctx, capabilities=capabilities) if capabilities is not None else ctx
 
 
 def settle(
-    goal: Goal, state: GoalState, facts: Facts | None, text: str = "done"
+    goal: Goal,
+    state: GoalState,
+    facts: Facts | None,
+    text: str = "done",
+    promise: object = SAME,
+    capabilities: frozenset[str] | None = None,
 ) -> Verdict[GoalState]:
-    return guard.on_event(Settled("s", text, activity=Activity(1)), state, ctx_for(goal, facts))
+    ctx = ctx_for(goal, facts, promise, capabilities)
+    return guard.on_event(Settled("s", text, activity=Activity(1)), state, ctx)
 
 
 def passing() -> Facts:
@@ -69,30 +87,68 @@ def test_verification_is_asked_for_before_deciding() -> None:
     assert verdict.actions == (Inspect(verify=("pytest -q",), verify_timeout_s=120.0, tamper=True),)
 
 
-def test_a_changed_criterion_without_a_reason_is_flagged_once() -> None:
-    """Rewording a criterion with no logged reason: the agent and the user are told, once."""
-    changed = replace(GOAL, criteria=(Criterion("`pytest -q` mostly exits 0", "open"),))
-    first = settle(changed, GoalState(goal_id="g-1"), passing())
-    assert any(
-        isinstance(a, Continue) and "changed without a reason" in a.text for a in first.actions
-    )
-    assert any(isinstance(a, Notify) for a in first.actions)
-    second = settle(changed, first.state or GoalState(), passing())
-    assert second.actions == ()
-
-
-def test_a_changed_criterion_with_a_reason_is_accepted_and_recorded() -> None:
-    """A Progress Log reason since the last agreement: the new hash is stored, work goes on."""
+def test_a_changed_criterion_is_held_and_the_user_told_once() -> None:
+    """Rewording a criterion changes the promise: nothing runs, the stop pauses with the diff
+    for the user, once per change (a logged reason changes nothing)."""
     changed = replace(
         GOAL,
-        criteria=(Criterion("`pytest -q` exits 0", "open"),),
+        criteria=(Criterion("`pytest -q` mostly exits 0", "open"),),
         progress_log=("goal set", "criteria changed because the docs item was out of scope"),
     )
+    first = settle(changed, GoalState(goal_id="g-1"), None)
+    assert not any(isinstance(a, Inspect) for a in first.actions)
+    pause = next(a for a in first.actions if isinstance(a, Pause))
+    assert "- criterion: docs mention --json" in pause.reason
+    assert "+ criterion: `pytest -q` mostly exits 0" in pause.reason
+    assert "goalkeeper goal approve" in pause.reason
+    assert settle(changed, first.state or GoalState(), None).actions == ()
+
+
+def test_a_changed_verify_command_is_never_run() -> None:
+    """`verify: [touch pwned]` with any justification: no Inspect, a pause for the user."""
+    changed = replace(GOAL, verify=("touch pwned",), progress_log=("verify fixed because CI",))
     verdict = settle(changed, GoalState(goal_id="g-1"), passing())
-    writes = [a for a in verdict.actions if isinstance(a, WriteGoal)]
-    assert writes[0].update.fields["criteria_hash"] == criteria_hash(
-        changed.criteria, changed.verify
+    assert not any(isinstance(a, Inspect | WriteGoal) for a in verdict.actions)
+    assert any(
+        isinstance(a, Pause) and "+ verify: touch pwned" in a.reason for a in verdict.actions
     )
+
+
+def test_a_goal_nobody_approved_is_not_a_goal() -> None:
+    """GOAL.md written when no goal was set: a notice, no verification, no anchors."""
+    verdict = settle(GOAL, GoalState(), None, promise=None)
+    assert not any(isinstance(a, Inspect | Pause) for a in verdict.actions)
+    assert any(isinstance(a, Notify) and "nobody approved" in a.text for a in verdict.actions)
+    anchors = guard.on_event(BeforeAgentStart("s"), GoalState(), ctx_for(GOAL, promise=None))
+    assert all("Objective" not in a.text for a in anchors.actions if isinstance(a, Advise))
+
+
+def test_limits_and_counters_in_goal_md_are_never_looser_than_recorded() -> None:
+    """`rounds: 1000` and `attempts: 0` in GOAL.md: the approved rounds and recorded attempts
+    decide; a pause goalkeeper recorded stands even if GOAL.md says active."""
+    recorded = replace(APPROVED, attempts=3)
+    loosened = replace(GOAL, rounds=1000, attempts=0)
+    failing = Facts(verify=(VerifyRun("pytest -q", 1, "FAILED tests/t.py::test_new - x"),))
+    verdict = settle(loosened, GoalState(goal_id="g-1"), failing, promise=recorded)
+    assert any(isinstance(a, Pause) for a in verdict.actions)  # round 4 of 3: the limit
+    paused = replace(APPROVED, status="blocked", blocked_reason="round limit")
+    assert settle(GOAL, GoalState(goal_id="g-1"), None, promise=paused).actions == ()
+
+
+def test_where_the_host_can_ask_the_user_chooses_and_keeping_is_the_default() -> None:
+    """Pi: the held change comes with a question; "approve" asks the engine to record the
+    shown promise, "keep" tells the agent what to restore."""
+    changed = replace(GOAL, verify=("pytest -q -k add",))
+    caps = frozenset({"continue", "notify", "ask"})
+    first = settle(changed, GoalState(goal_id="g-1"), None, capabilities=caps)
+    ask = next(a for a in first.actions if isinstance(a, Ask))
+    assert ask.default == "keep" and {k for k, _ in ask.options} == {"approve", "keep"}
+    state = first.state or GoalState()
+    ctx = ctx_for(changed)
+    approve = guard.on_event(Choice("s", ask.key, "approve"), state, ctx)
+    assert ApproveGoal(goal_digest(changed)) in approve.actions
+    keep = guard.on_event(Choice("s", ask.key, "keep"), state, ctx)
+    assert any(isinstance(a, Continue) and "verify: pytest -q" in a.text for a in keep.actions)
 
 
 def test_stagnation_needs_both_signals_then_two_prompts_then_the_user() -> None:
@@ -127,16 +183,23 @@ def test_progress_words_in_the_log_reset_stagnation() -> None:
 
 def test_no_verify_command_asks_once() -> None:
     """A goal without a verify command: the user and the agent are asked, once."""
-    goal = replace(GOAL, verify=(), criteria_hash=criteria_hash(GOAL.criteria, ()))
-    first = settle(goal, GoalState(goal_id="g-1"), None)
+    goal = replace(GOAL, verify=())
+    approved = promise_of(goal, goal_id="g-1", source="prompt", now=0.0)
+    first = settle(goal, GoalState(goal_id="g-1"), None, promise=approved)
     assert {type(a) for a in first.actions} == {Notify, Advise}
-    assert settle(goal, first.state or GoalState(), None).actions == ()
+    assert settle(goal, first.state or GoalState(), None, promise=approved).actions == ()
 
 
 def test_a_blocked_or_missing_goal_is_left_alone() -> None:
     """Only an active goal is verified; a paused one waits for the user."""
     assert settle(replace(GOAL, status="blocked"), GoalState(), None).actions == ()
-    assert guard.on_event(Settled("s", "x"), GoalState(), ctx_for(None)).actions == ()
+    assert guard.on_event(Settled("s", "x"), GoalState(), ctx_for(None, promise=None)).actions == ()
+
+
+def test_a_removed_goal_file_is_reported_while_the_approved_goal_is_open() -> None:
+    """Deleting GOAL.md does not prove the goal: the user hears it is gone and not proven."""
+    verdict = guard.on_event(Settled("s", "x"), GoalState(), ctx_for(None))
+    assert any(isinstance(a, Notify) and "is gone" in a.text for a in verdict.actions)
 
 
 def _written(goal: Goal, verdict: Verdict[GoalState]) -> Goal:
@@ -165,7 +228,7 @@ def test_a_pass_with_open_criteria_is_logged_once_until_the_log_changes() -> Non
 def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
     """'验证通过' contains 通过 (a progress word); it must not hide a stalled goal."""
     state, goal = GoalState(goal_id="g-1"), GOAL
-    ctx = replace(context(None, lang="zh"), facts=passing())
+    ctx = replace(context(None, lang="zh"), facts=passing(), promise=APPROVED)
     advised = []
     for i in range(6):
         ctx = replace(ctx, goal=GoalDoc(".agents/goal/GOAL.md", goal))

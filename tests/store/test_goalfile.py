@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.goal import Criterion, Failure, Goal, GoalUpdate, criteria_hash
+from goalkeeper.core.goal import Criterion, Failure, Goal, GoalUpdate
 from goalkeeper.store.goalfile import (
     GoalFileError,
     archive_goal,
@@ -66,14 +66,13 @@ def _files(folder: Path) -> list[str]:
 
 
 def test_create_then_load_round_trips_the_goal(tmp_path: Path) -> None:
-    """A created goal loads back as the same value, with its criteria hash filled in."""
+    """A created goal loads back as the same value."""
     goal = _goal()
     create_goal(tmp_path, goal)
     doc = load_goal(tmp_path)
     assert doc is not None and doc.problem is None
     assert doc.path == ".agents/goal/GOAL.md"
-    expected = dataclasses.replace(goal, criteria_hash=criteria_hash(goal.criteria, goal.verify))
-    assert doc.goal == expected
+    assert doc.goal == goal
 
 
 def test_created_file_opens_with_a_comment_and_the_fields_in_order(tmp_path: Path) -> None:
@@ -83,7 +82,7 @@ def test_created_file_opens_with_a_comment_and_the_fields_in_order(tmp_path: Pat
     assert lines[0] == "---" and lines[1].startswith("# ") and "goalkeeper" in lines[1]
     keys = [ln.split(":")[0] for ln in lines[2 : lines.index("---", 1)] if ln[:1].isalpha()]
     assert keys[:4] == ["id", "status", "objective", "verify"]
-    assert keys[-3:] == ["updated", "criteria_hash", "log_mark"]
+    assert keys[-1] == "updated"
     assert "last_failure: null" in lines
 
 

@@ -12,7 +12,8 @@ from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
 from goalkeeper.core.goal import GoalUpdate
 from goalkeeper.core.messages import make_say
-from goalkeeper.core.values import Notify, SetGoal
+from goalkeeper.core.values import Action, Notify, SetGoal, WriteGoal
+from goalkeeper.store.db import Store
 
 
 @click.group("goal", short_help="Set and follow a goal goalkeeper verifies itself.")
@@ -55,28 +56,38 @@ def set_command(
     passes"), else from the project for what TEXT asks ("all tests pass" → its test command).
     With --mode the agent works on it in that mode (see `goalkeeper mode`).
 
-    Exit status: 0 when the goal was set, 1 when another goal is active (use --replace) or
-    no verify command could be found (the goal is set; add one).
+    Set in your own terminal, the goal and its verify commands are approved by you. Set from
+    an agent's shell, it is only a proposal: nothing in it runs until you approve it with
+    `goalkeeper goal approve`.
+
+    Exit status: 0 when the goal was set, 1 when another goal is active (use --replace),
+    no verify command could be found (the goal is set; add one), or it waits for approval.
     """
+    from goalkeeper.cli.trusted import agent_shell_name
     from goalkeeper.core.verify import parse_verify_commands, prose_verify_kinds
-    from goalkeeper.engine.goal_io import apply_goal_actions
     from goalkeeper.store.goalfile import load_goal
 
     if not text.strip():
         raise fail("TEXT is empty; say what must be true when the goal is done")
     commands = verify or parse_verify_commands(text)
     kinds = () if commands else (prose_verify_kinds(text) or ("tests",))
+    agent = agent_shell_name()
     action = SetGoal(
-        text.strip(), tuple(commands), tuple(kinds), (), "cli", replace, rounds, timeout
+        text.strip(),
+        tuple(commands),
+        tuple(kinds),
+        (),
+        agent or "cli",
+        replace,
+        rounds,
+        timeout,
+        trusted=agent is None,
     )
     config = load_config(app.project, relevant_env())
-    said = apply_goal_actions([action], app.project, make_say(_lang(config.lang)), time.time())
+    said = _apply(app, [action], make_say(_lang(config.lang)))
     doc = load_goal(app.project)
     if mode and doc is not None and doc.goal is not None and doc.goal.objective == text.strip():
-        from goalkeeper.engine.goal_io import iso
-        from goalkeeper.store.goalfile import update_goal
-
-        update_goal(app.project, GoalUpdate({"mode": mode}), now=iso(time.time()))
+        _apply(app, [WriteGoal(GoalUpdate({"mode": mode}))], make_say(_lang(config.lang)))
         doc = load_goal(app.project)
     notes = [a.text for a in said if isinstance(a, Notify)]
     ok = doc is not None and doc.goal is not None and doc.goal.objective == text.strip()
@@ -101,8 +112,13 @@ def status_command(app: App, as_json: bool) -> int:
     from goalkeeper.store.goalfile import load_goal
 
     doc = load_goal(app.project)
+    held = _judged(app, doc.goal) if doc is not None and doc.goal is not None else None
     if as_json:
-        echo_json(_goal_json(doc))
+        data = _goal_json(doc)
+        if data is not None and doc is not None and doc.goal is not None:
+            data["approved"] = held is None
+            data["held"] = {"kind": held.kind, "change": list(held.diff)} if held else None
+        echo_json(data)
         return int(ExitCode.OK if doc is not None and doc.goal else ExitCode.NOT_PASSED)
     if doc is None:
         click.echo('No goal. Set one: goalkeeper goal set "<what must be true>"')
@@ -111,8 +127,11 @@ def status_command(app: App, as_json: bool) -> int:
         problem = doc.problem or "cannot be read"
         click.echo(problem if problem.startswith(doc.path) else f"{doc.path}: {problem}")
         return int(ExitCode.NOT_PASSED)
-    goal = doc.goal
+    goal = _trusted(app, doc.goal) if held is None else doc.goal
     click.echo(f"Goal ({doc.path}): {goal.objective}")
+    if held is not None:
+        click.echo("  " + _held_text(held, doc.path).replace("\n", "\n  "))
+        click.echo("  held: goalkeeper runs none of it until you run `goalkeeper goal approve`")
     click.echo(
         f"  status: {goal.status}" + (f" ({goal.blocked_reason})" if goal.blocked_reason else "")
     )
@@ -143,8 +162,7 @@ def verify_command(app: App, as_json: bool) -> int:
 
     Exit status: 0 when every command passes, 1 when one fails or there is no goal.
     """
-    from goalkeeper.core.values import WriteGoal
-    from goalkeeper.engine.goal_io import apply_goal_actions, run_verification
+    from goalkeeper.engine.goal_io import run_verification
     from goalkeeper.engine.ports import SubprocessRunner
     from goalkeeper.store.goalfile import load_goal
 
@@ -154,6 +172,9 @@ def verify_command(app: App, as_json: bool) -> int:
     if doc is None or doc.goal is None or not doc.goal.verify:
         raise fail("no goal with a verify command here; set one: goalkeeper goal set --verify …", 1)
     goal = doc.goal
+    held = _judged(app, goal)
+    if held is not None:  # never run a command nobody approved, even from the user's terminal
+        raise fail(_held_text(held, doc.path) + "\nNothing was run.", 1)
     runs = []
     for command in goal.verify:
         if not as_json:
@@ -180,7 +201,7 @@ def verify_command(app: App, as_json: bool) -> int:
     line = say(
         "goal.log.manual_verify", time=iso(time.time()), result="passed" if passed else "failed"
     )
-    apply_goal_actions([WriteGoal(GoalUpdate({}, (line,)))], app.project, say, time.time())
+    _apply(app, [WriteGoal(GoalUpdate({}, (line,)))], say)
     if as_json:
         echo_json({"passed": passed, "runs": [asdict(r) for r in runs]})
     return int(ExitCode.OK if passed else ExitCode.NOT_PASSED)
@@ -193,19 +214,24 @@ def resume_command(app: App, as_json: bool) -> int:
     """Resume a paused goal from its last failure, counting on: the rounds used stay, and a
     goal paused at its round limit gets as many rounds again.
 
-    Exit status: 0 when the goal is active (again, or already), 1 when there is no paused
-    goal to resume (none, a complete one, or a GOAL.md that cannot be read).
-    """
-    from goalkeeper.core.goal import resume_update, resumed_rounds
-    from goalkeeper.engine.goal_io import iso
-    from goalkeeper.store.goalfile import load_goal, update_goal
+    It gives the agent more rounds, so it is yours to run, in your own terminal.
 
+    Exit status: 0 when the goal is active (again, or already), 1 when there is no paused
+    goal to resume (none, a complete one, or a GOAL.md that cannot be read), 2 inside an
+    agent's shell.
+    """
+    from goalkeeper.cli.trusted import refuse_in_agent_shell
+    from goalkeeper.core.goal import resume_update, resumed_rounds
+    from goalkeeper.engine.goal_io import iso, write_goal
+    from goalkeeper.store.goalfile import load_goal
+
+    refuse_in_agent_shell("goal resume")
     doc = load_goal(app.project)
     if doc is not None and doc.goal is None:
         raise fail(f"{doc.problem}; fix it, then resume", 1)
     if doc is None or doc.goal is None:
         raise fail("no goal to resume here", 1)
-    goal = doc.goal
+    goal = _trusted(app, doc.goal)
     if goal.status == "active":
         return _report_resumed(goal, "The goal is active already", as_json)
     if goal.status == "complete":
@@ -214,8 +240,12 @@ def resume_command(app: App, as_json: bool) -> int:
     say = make_say(_lang(config.lang))
     rounds = resumed_rounds(goal)
     line = say("goal.log.resumed", time=iso(time.time()), attempts=goal.attempts, rounds=rounds)
-    updated = update_goal(app.project, resume_update(goal, line), now=iso(time.time()))
-    return _report_resumed(updated, "Goal active again", as_json)
+    store = Store(app.project)
+    try:
+        updated = write_goal(app.project, resume_update(goal, line), time.time(), store)
+    finally:
+        store.close()
+    return _report_resumed(_trusted(app, updated), "Goal active again", as_json)
 
 
 def _report_resumed(goal: Any, headline: str, as_json: bool) -> int:
@@ -232,13 +262,25 @@ def _report_resumed(goal: Any, headline: str, as_json: bool) -> int:
 @click.pass_obj
 def clear_command(app: App, as_json: bool) -> int:
     """Stop pursuing the goal: it is archived (never deleted) under .agents/goal/archive/.
+    Dropping a goal is yours to decide, so it runs only in your own terminal.
 
-    Exit status: 0, also when there was no goal.
+    Exit status: 0, also when there was no goal; 2 inside an agent's shell.
     """
+    from goalkeeper.cli.trusted import refuse_in_agent_shell
     from goalkeeper.engine.goal_io import iso
     from goalkeeper.store.goalfile import archive_goal, load_goal, update_goal
+    from goalkeeper.store.trust import close_promise, current_promise
 
+    refuse_in_agent_shell("goal clear")
     doc = load_goal(app.project)
+    store = Store(app.project)
+    try:
+        with store.transaction() as conn:
+            promise = current_promise(conn, doc.goal.goal_id if doc and doc.goal else None)
+            if promise is not None:
+                close_promise(conn, promise.goal_id, "cleared")
+    finally:
+        store.close()
     if doc is None:
         if as_json:
             echo_json({"archived": None})
@@ -256,6 +298,109 @@ def clear_command(app: App, as_json: bool) -> int:
     else:
         click.echo(f"Goal archived to {archived}.")
     return int(ExitCode.OK)
+
+
+@goal_group.command("approve")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask; approve what is shown.")
+@_json
+@click.pass_obj
+def approve_command(app: App, yes: bool, as_json: bool) -> int:
+    """Approve the goal as GOAL.md holds it now: its objective, verify commands and
+    acceptance criteria become the ones goalkeeper checks.
+
+    GOAL.md is a project file the agent can edit. When it differs from the goal you set (or
+    holds a goal nobody set), goalkeeper holds it: nothing in it runs and the goal is not
+    proven. This shows what changed; approving makes the change yours. Run it in your own
+    terminal: it refuses to run inside an agent's shell.
+
+    Exit status: 0 when approved (or nothing needed approval), 1 when there is no goal or you
+    declined, 2 inside an agent's shell.
+    """
+    from goalkeeper.cli.trusted import refuse_in_agent_shell
+    from goalkeeper.core.promise import goal_digest
+    from goalkeeper.engine.goal_io import approve_goal
+    from goalkeeper.store.goalfile import load_goal
+
+    refuse_in_agent_shell("goal approve")
+    doc = load_goal(app.project)
+    if doc is not None and doc.goal is None:
+        raise fail(f"{doc.problem}; fix it, then approve", 1)
+    if doc is None or doc.goal is None:
+        raise fail("no goal here to approve (.agents/goal/GOAL.md does not exist)", 1)
+    held = _judged(app, doc.goal)
+    if held is None:
+        if as_json:
+            echo_json({"approved": False, "needed": False})
+        else:
+            click.echo("Nothing to approve: GOAL.md holds the goal you approved.")
+        return int(ExitCode.OK)
+    if not as_json:
+        click.echo(_held_text(held, doc.path))
+    asked = not yes and not as_json
+    if asked and not click.confirm("Approve the goal as GOAL.md holds it now?", default=False):
+        click.echo("Not approved; the goal stays held.")
+        return int(ExitCode.NOT_PASSED)
+    config = load_config(app.project, relevant_env())
+    say = make_say(_lang(config.lang))
+    store = Store(app.project)
+    try:
+        said = approve_goal(app.project, store, goal_digest(doc.goal), "approve", time.time(), say)
+    finally:
+        store.close()
+    ok = not any(isinstance(a, Notify) and a.level != "info" for a in said)
+    notes = [a.text for a in said if isinstance(a, Notify)]
+    if as_json:
+        echo_json({"approved": ok, "needed": True, "change": list(held.diff), "messages": notes})
+    else:
+        for note in notes:
+            click.echo(note)
+    return int(ExitCode.OK if ok else ExitCode.NOT_PASSED)
+
+
+def _apply(app: App, actions: list[Action], say: Any) -> tuple[Action, ...]:
+    from goalkeeper.engine.goal_io import apply_goal_actions
+
+    store = Store(app.project)
+    try:
+        return apply_goal_actions(actions, app.project, say, time.time(), store)
+    finally:
+        store.close()
+
+
+def _promise(app: App, goal_id: str | None) -> Any:
+    from goalkeeper.store.trust import current_promise
+
+    store = Store(app.project)
+    try:
+        with store.transaction() as conn:
+            return current_promise(conn, goal_id)
+    finally:
+        store.close()
+
+
+def _judged(app: App, goal: Any) -> Any:
+    """Why GOAL.md's goal is held (``core.promise.Held``), or None when it is the approved one."""
+    from goalkeeper.core.promise import judge_goal
+
+    return judge_goal(goal, _promise(app, goal.goal_id))
+
+
+def _trusted(app: App, goal: Any) -> Any:
+    """The goal with the limits and counters goalkeeper recorded (GOAL.md may be looser)."""
+    from goalkeeper.core.promise import trusted_goal
+
+    promise = _promise(app, goal.goal_id)
+    return trusted_goal(goal, promise) if promise is not None else goal
+
+
+def _held_text(held: Any, path: str) -> str:
+    what = {
+        "unapproved": f"{path} holds a goal nobody approved:",
+        "changed": f"{path} differs from the goal you approved:",
+        "replaced": f"{path} holds another goal than the one you approved:",
+        "missing": f"{path} is gone; the goal you approved:",
+    }[held.kind]
+    return "\n".join([what, *(f"  {line}" for line in held.diff)])
 
 
 def _goal_json(doc: Any) -> dict[str, Any] | None:

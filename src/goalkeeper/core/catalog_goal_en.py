@@ -55,8 +55,6 @@ MESSAGES: dict[str, str] = {
     "goal.tamper.fewer_tests": "- {path}: {before} → {after} test functions",
     "goal.tamper.fewer_asserts": "- {path}: {before} → {after} assertions",
     "goal.tamper.more_skips": "- {path}: {before} → {after} skip/xfail markers",
-    "goal.criteria_changed": "The acceptance criteria or the verify commands in {path} changed without a reason in its Progress Log. Add a line saying why (`- criteria changed because …`), or restore them.",
-    "goal.criteria_changed_user": "goalkeeper: the goal's criteria changed without a logged reason; the agent was asked to justify or restore them.",
     "goal.stagnant": (
         "No measurable progress for {n} iterations: the same {passing} criteria pass and the "
         "Progress Log records no progress. Step back: re-read the failure, question the approach, "
@@ -75,7 +73,6 @@ MESSAGES: dict[str, str] = {
     "goal.log.agent_blocked": "{time} blocked (reported by the agent): {reason}",
     "goal.log.passed": "{time} verified: {commands} passed",
     "goal.log.complete": "{time} complete: verification passed and every criterion is closed",
-    "goal.log.criteria_accepted": "{time} criteria change accepted (a reason is logged)",
     "goal.log.retry": "{time} run error ({error}); retry {n} of {max}",
     "goal.log.retries_exhausted": "{time} blocked: {max} retries failed ({error})",
     "goal.log.resumed": "{time} resumed by the user; rounds {attempts} of {rounds}",

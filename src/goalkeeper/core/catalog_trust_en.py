@@ -6,5 +6,73 @@ goalkeeper runs; these texts tell the user and the agent what was held and how i
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
+    # -- held goals ---------------------------------------------------------------------------
+    "trust.goal.unapproved_user": (
+        "goalkeeper: {path} holds a goal nobody approved, so goalkeeper neither runs nor "
+        "checks it:\n{diff}\nIf it is yours, run `goalkeeper goal approve` in your own terminal."
+    ),
+    "trust.goal.changed_user": (
+        "goalkeeper: the goal you set was changed in {path}, so goalkeeper runs none of it and "
+        "the goal is not proven. What changed:\n{diff}\nTo accept the change, run "
+        "`goalkeeper goal approve` in your own terminal; to keep your goal, ask the agent to "
+        "put it back."
+    ),
+    "trust.goal.replaced_user": (
+        "goalkeeper: {path} now holds another goal than the one you set ({objective}), so "
+        "goalkeeper runs none of it and your goal is not proven:\n{diff}\nTo accept it, run "
+        "`goalkeeper goal approve` in your own terminal."
+    ),
+    "trust.goal.missing_user": (
+        "goalkeeper: {path} is gone, but the goal you set ({objective}) is not proven. To drop "
+        "it, run `goalkeeper goal clear`; to go on, have the file restored "
+        "(`goalkeeper goal status` shows what you set)."
+    ),
+    "trust.goal.held_model": (
+        "The goal in {path} is held: it differs from what the user approved, so goalkeeper "
+        "will not verify it and the goal is not done. Put back what the user approved, or ask "
+        "the user to approve your change. Approved:\n{approved}"
+    ),
+    "trust.goal.unapproved_model": (
+        "{path} holds a goal the user did not set, so goalkeeper does not check it. A goal is "
+        "the user's to set: ask them if you think one is needed."
+    ),
+    "trust.goal.ask.title": "The goal in GOAL.md changed. Accept the change?\n{diff}",
+    "trust.goal.ask.approve": "Accept the change",
+    "trust.goal.ask.keep": "Keep the goal I set",
+    "trust.goal.approved": "goalkeeper: the goal is approved as GOAL.md holds it now; goalkeeper verifies it from the next stop.",
+    "trust.goal.approve_stale": "goalkeeper: GOAL.md changed again after you were asked, so nothing was approved; run `goalkeeper goal approve` to see it.",
+    "trust.goal.kept_model": (
+        "The user kept the goal they set. Restore {path} to it (objective, verify commands and "
+        "acceptance criteria), then go on:\n{approved}"
+    ),
+    "trust.goal.proposed": (
+        "goalkeeper: the goal is written to {path}, but it was set from {agent}'s shell, so it "
+        "is a proposal: nothing in it runs until the user approves it with "
+        "`goalkeeper goal approve` in their own terminal."
+    ),
+    "trust.verify.not_approved": "not approved by the user",
+    # -- refused re-runs ----------------------------------------------------------------------
+    "trust.rerun.shell": "goalkeeper runs commands without a shell; shell operators are not allowed",
+    "trust.rerun.unparsable": "the command line cannot be read as words",
+    "trust.rerun.not_approved": "not a command goalkeeper may re-run (approved: {detail})",
+    "trust.rerun.argument": "`{detail}` does more than select tests, so goalkeeper will not re-run it",
+    # -- goalkeeper's own state ---------------------------------------------------------------
+    "trust.state_write": (
+        "{path} is goalkeeper's own state: it holds what the user approved, so no tool may "
+        "write it. Leave it to goalkeeper and the user."
+    ),
+    "trust.approval_command": (
+        "`{command}` approves on the user's behalf; only the user may run it, in their own "
+        "terminal. Ask the user instead."
+    ),
     # -- hook transport -----------------------------------------------------------------------
+    "hook.runtime_unsafe": (
+        "goalkeeper: {path} is not private to you (owner {owner}, mode {mode}), so the warm "
+        "engine is off and every hook runs in its own process; remove that folder, or set "
+        "GOALKEEPER_RUNTIME_DIR to a folder only you can open."
+    ),
+    "hook.server_foreign": (
+        "goalkeeper: the engine socket {path} is served by {owner}, not by you; nothing was "
+        "sent to it, the warm engine is off and every hook runs in its own process."
+    ),
 }

@@ -5,5 +5,64 @@
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
+    # -- held goals ---------------------------------------------------------------------------
+    "trust.goal.unapproved_user": (
+        "goalkeeper：{path} 中的目标没有经过任何人批准，goalkeeper 既不运行也不检查它：\n{diff}\n"
+        "如果这是你的目标，请在你自己的终端里运行 `goalkeeper goal approve`。"
+    ),
+    "trust.goal.changed_user": (
+        "goalkeeper：你设定的目标在 {path} 中被改动了，因此 goalkeeper 不会运行其中任何内容，目标也未被证明。"
+        "改动如下：\n{diff}\n要接受改动，请在你自己的终端里运行 `goalkeeper goal approve`；"
+        "要保留你的目标，请让智能体改回去。"
+    ),
+    "trust.goal.replaced_user": (
+        "goalkeeper：{path} 现在是另一个目标，不是你设定的（{objective}），因此 goalkeeper 不运行其中任何内容，"
+        "你的目标也未被证明：\n{diff}\n要接受它，请在你自己的终端里运行 `goalkeeper goal approve`。"
+    ),
+    "trust.goal.missing_user": (
+        "goalkeeper：{path} 不见了，但你设定的目标（{objective}）尚未被证明。要放弃它，请运行 "
+        "`goalkeeper goal clear`；要继续，请恢复该文件（`goalkeeper goal status` 显示你设定的内容）。"
+    ),
+    "trust.goal.held_model": (
+        "{path} 中的目标被搁置：它与用户批准的不同，因此 goalkeeper 不会验证它，目标也没有完成。"
+        "请恢复用户批准的内容，或请用户批准你的改动。已批准的内容：\n{approved}"
+    ),
+    "trust.goal.unapproved_model": (
+        "{path} 中的目标不是用户设定的，因此 goalkeeper 不检查它。目标由用户设定：如果你认为需要一个目标，请询问用户。"
+    ),
+    "trust.goal.ask.title": "GOAL.md 中的目标被改动了。接受这个改动吗？\n{diff}",
+    "trust.goal.ask.approve": "接受改动",
+    "trust.goal.ask.keep": "保留我设定的目标",
+    "trust.goal.approved": "goalkeeper：目标已按 GOAL.md 当前内容批准；从下一次停止起 goalkeeper 会验证它。",
+    "trust.goal.approve_stale": "goalkeeper：在询问你之后 GOAL.md 又被改动了，因此没有批准任何内容；运行 `goalkeeper goal approve` 查看。",
+    "trust.goal.kept_model": (
+        "用户保留了他们设定的目标。请把 {path} 恢复成它（目标、验证命令和验收标准），然后继续：\n{approved}"
+    ),
+    "trust.goal.proposed": (
+        "goalkeeper：目标已写入 {path}，但它是在 {agent} 的 shell 中设定的，因此只是一个提议："
+        "在用户于自己的终端里运行 `goalkeeper goal approve` 批准之前，其中的任何内容都不会运行。"
+    ),
+    "trust.verify.not_approved": "未经用户批准",
+    # -- refused re-runs ----------------------------------------------------------------------
+    "trust.rerun.shell": "goalkeeper 运行命令时不经过 shell；不允许使用 shell 运算符",
+    "trust.rerun.unparsable": "无法把该命令行解析为参数",
+    "trust.rerun.not_approved": "这不是 goalkeeper 可以重跑的命令（已批准：{detail}）",
+    "trust.rerun.argument": "`{detail}` 的作用超出了选择测试，因此 goalkeeper 不会重跑它",
+    # -- goalkeeper's own state ---------------------------------------------------------------
+    "trust.state_write": (
+        "{path} 是 goalkeeper 自己的状态：其中保存着用户批准的内容，任何工具都不能写入它。请把它留给 goalkeeper 和用户。"
+    ),
+    "trust.approval_command": (
+        "`{command}` 是代表用户进行批准；只有用户本人可以在自己的终端里运行它。请改为询问用户。"
+    ),
     # -- hook transport -----------------------------------------------------------------------
+    "hook.runtime_unsafe": (
+        "goalkeeper：{path} 不是你私有的（属主 {owner}，权限 {mode}），所以热引擎已关闭，"
+        "每个 hook 都在自己的进程里处理；请删除该文件夹，或把 GOALKEEPER_RUNTIME_DIR "
+        "设为只有你能打开的文件夹。"
+    ),
+    "hook.server_foreign": (
+        "goalkeeper：引擎套接字 {path} 由 {owner} 提供，而不是你；没有向它发送任何内容，"
+        "热引擎已关闭，每个 hook 都在自己的进程里处理。"
+    ),
 }

@@ -8,7 +8,6 @@ unknown keys); this module turns its parts into a ``Goal`` value and back into c
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -62,9 +61,6 @@ class Goal:
     goal_id: str | None = None
     created: str | None = None
     updated: str | None = None
-    criteria_hash: str | None = None
-    log_mark: int = 0
-    """Progress Log entries that existed when the criteria were last agreed."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Frontmatter keys goalkeeper does not know: kept as they are."""
 
@@ -171,32 +167,8 @@ def goal_from_parts(frontmatter: Mapping[str, Any], body: str) -> Goal:
         goal_id=_text(frontmatter.get("id")),
         created=_text(frontmatter.get("created")),
         updated=_text(frontmatter.get("updated")),
-        criteria_hash=_text(frontmatter.get("criteria_hash")),
-        log_mark=_int(frontmatter.get("log_mark"), 0, minimum=0),
         extra={k: v for k, v in frontmatter.items() if k not in known},
     )
-
-
-def criteria_hash(criteria: tuple[Criterion, ...], verify: tuple[str, ...]) -> str:
-    """What the goal promises: the criteria texts (not their ticks) and the verify commands.
-    Ticking a criterion is progress; rewording or dropping one, or changing a command, is a
-    change of the promise."""
-    items = [re.sub(r"\s+", " ", c.text.strip().lower()) for c in criteria]
-    blob = "\n".join(sorted(items)) + "\n--\n" + "\n".join(verify)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
-
-
-_REASON_WORDS = re.compile(
-    r"criteri|acceptance|verify|verification|command|because|reason|why|"
-    r"标准|验收|验证|命令|原因|因为|理由|改为|调整",
-    re.IGNORECASE,
-)
-
-
-def criteria_change_justified(goal: Goal) -> bool:
-    """A change of the criteria or the verify commands is accepted when a Progress Log entry
-    written since they were last agreed gives a reason (seed 001 risks)."""
-    return any(_REASON_WORDS.search(entry) for entry in goal.progress_log[goal.log_mark :])
 
 
 _PROGRESS_WORDS = re.compile(
@@ -244,8 +216,6 @@ def frontmatter_of(goal: Goal) -> dict[str, Any]:
         "route": goal.route,
         "created": goal.created,
         "updated": goal.updated,
-        "criteria_hash": criteria_hash(goal.criteria, goal.verify),
-        "log_mark": len(goal.progress_log),
     }
 
 
@@ -262,8 +232,6 @@ _KNOWN = (
     "route",
     "created",
     "updated",
-    "criteria_hash",
-    "log_mark",
 )
 
 

@@ -276,6 +276,19 @@ class SetGoal:
     replace: bool = False
     rounds: int | None = None
     timeout_s: float | None = None
+    trusted: bool = True
+    """The user set it (a prompt, a command in their own terminal): its promise is approved
+    with it. An untrusted one (``goalkeeper goal set`` from an agent's shell) is written to
+    GOAL.md as a proposal that is held until the user approves it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApproveGoal:
+    """The user approved the goal GOAL.md now holds (a host dialog): record its promise, if
+    GOAL.md still makes the promise they saw (``digest``)."""
+
+    digest: str
+    source: str = "dialog"
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +339,7 @@ Action = (
     | Reply
     | Inspect
     | SetGoal
+    | ApproveGoal
     | WriteGoal
     | Retry
     | Ask

@@ -1,6 +1,8 @@
 """Carry out what the goal guard asked for that touches files: create GOAL.md (inferring verify
 commands from the project when the goal named none, and fingerprinting the test files for the
-tamper check), apply changes to it, run its verification, compare the tests.
+tamper check) and record the promise the user approved with it, apply changes to it (mirroring
+the repair counters into the state database, where the agent cannot undo them), approve a
+changed goal, run its verification, compare the tests.
 
 Runs outside the state transaction: a verification can take minutes and must not hold the
 database lock. Failures here never crash a hook: they become a notice for the user.
@@ -14,37 +16,109 @@ import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from goalkeeper.core.goal import DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Criterion, Goal
+from goalkeeper.core.goal import DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Criterion, Goal, GoalUpdate
 from goalkeeper.core.messages import Say
-from goalkeeper.core.values import Action, Advise, Notify, SetGoal, VerifyRun, WriteGoal
+from goalkeeper.core.values import (
+    Action,
+    Advise,
+    ApproveGoal,
+    Notify,
+    SetGoal,
+    VerifyRun,
+    WriteGoal,
+)
 from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
     from goalkeeper.core.verify import TamperFinding, TestFingerprint
+    from goalkeeper.store.db import Store
 
 FINGERPRINT_FILE = Path(".goalkeeper") / "goal-tests.json"
 
 
 def apply_goal_actions(
-    actions: Sequence[Action], project: Path, say: Say, now: float
+    actions: Sequence[Action], project: Path, say: Say, now: float, store: Store
 ) -> tuple[Action, ...]:
-    """Execute ``SetGoal`` and ``WriteGoal``; return what the agent and the user should hear."""
+    """Execute ``SetGoal``, ``WriteGoal`` and ``ApproveGoal``; return what the agent and the
+    user should hear."""
     from goalkeeper.store.goalfile import GoalFileError
 
     said: list[Action] = []
     for action in actions:
         try:
             if isinstance(action, SetGoal):
-                said.extend(_set_goal(action, project, say, now))
+                said.extend(_set_goal(action, project, say, now, store))
             elif isinstance(action, WriteGoal):
-                from goalkeeper.store.goalfile import update_goal
-
-                update_goal(project, action.update, now=iso(now))
+                write_goal(project, action.update, now, store)
+            elif isinstance(action, ApproveGoal):
+                said.extend(approve_goal(project, store, action.digest, action.source, now, say))
         except (GoalFileError, OSError) as exc:
             said.append(Notify(f"goalkeeper: {exc}", "error"))
     return tuple(said)
+
+
+def write_goal(project: Path, update: GoalUpdate, now: float, store: Store) -> Goal:
+    """Apply ``update`` to GOAL.md and mirror the repair counters it sets (attempts, status,
+    limits) into the goal's approved record; a finished goal's promise is closed."""
+    from goalkeeper.store.goalfile import update_goal
+    from goalkeeper.store.trust import close_promise, record_progress
+
+    goal = update_goal(project, update, now=iso(now))
+    if goal.goal_id:
+        with store.transaction() as conn:
+            record_progress(conn, goal.goal_id, update.fields)
+            if update.archive:
+                close_promise(
+                    conn, goal.goal_id, goal.status if goal.status == "complete" else "cleared"
+                )
+    return goal
+
+
+def approve_goal(
+    project: Path, store: Store, digest: str | None, source: str, now: float, say: Say
+) -> list[Action]:
+    """Record the promise GOAL.md makes now as the user's (``digest``: only if it is still the
+    promise the user was shown; None: whatever it holds, for ``goalkeeper goal approve`` after
+    the user saw it). The repair counters recorded so far carry over."""
+    from goalkeeper.core.promise import goal_digest, promise_of
+    from goalkeeper.store.goalfile import load_goal, update_goal
+    from goalkeeper.store.trust import close_others, get_promise, save_promise
+
+    doc = load_goal(project)
+    goal = doc.goal if doc is not None else None
+    if goal is None or (digest is not None and goal_digest(goal) != digest):
+        return [Notify(say("trust.goal.approve_stale"), "warning")]
+    goal_id = goal.goal_id
+    if not goal_id:
+        goal_id = new_goal_id(now)
+        goal = update_goal(project, GoalUpdate({"id": goal_id}), now=iso(now))
+    with store.transaction() as conn:
+        old = get_promise(conn, goal_id)
+        promise = promise_of(goal, goal_id=goal_id, source=source, now=now)
+        if old is not None:
+            promise = _carry(promise, old)
+        save_promise(conn, promise)
+        close_others(conn, goal_id, "replaced")
+    return [Notify(say("trust.goal.approved"))]
+
+
+def _carry(promise: Any, old: Any) -> Any:
+    """An approved change keeps the counters goalkeeper recorded: the rounds used, a pause."""
+    from dataclasses import replace
+
+    blocked = old.status == "blocked" or promise.status == "blocked"
+    return replace(
+        promise,
+        attempts=max(promise.attempts, old.attempts),
+        status="blocked" if blocked else "active",
+        blocked_reason=(promise.blocked_reason or old.blocked_reason) if blocked else None,
+    )
+
+
+def new_goal_id(now: float) -> str:
+    return "g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S")
 
 
 COARSE_ROUTE = "idea-to-ship"
@@ -52,9 +126,11 @@ COARSE_ROUTE = "idea-to-ship"
 multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too."""
 
 
-def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Action]:
+def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store) -> list[Action]:
+    from goalkeeper.core.promise import promise_of
     from goalkeeper.store.goalfile import create_goal, load_goal
     from goalkeeper.store.project import fingerprint_tests, infer_verify_commands
+    from goalkeeper.store.trust import close_others, save_promise
 
     existing = load_goal(project)
     live = existing is not None and existing.goal is not None and not action.replace
@@ -74,7 +150,7 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Acti
         verify=tuple(verify),
         criteria=tuple(criteria),
         progress_log=(say("goal.log.set", time=stamp, source=source, objective=action.objective),),
-        goal_id="g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S"),
+        goal_id=new_goal_id(now),
         created=stamp,
         updated=stamp,
         route=COARSE_ROUTE if action.stages else None,  # the workflow guard starts it
@@ -83,6 +159,12 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Acti
     )
     path = create_goal(project, goal, replace=action.replace)
     save_fingerprint(project, goal.goal_id or "", fingerprint_tests(project))
+    if action.trusted:  # the user set it: its promise is theirs, and replaces any other
+        with store.transaction() as conn:
+            save_promise(
+                conn, promise_of(goal, goal_id=goal.goal_id or "", source=action.source, now=now)
+            )
+            close_others(conn, goal.goal_id or "", "replaced")
     shown = path.relative_to(project).as_posix() if path.is_relative_to(project) else str(path)
     verify_text = ", ".join(f"`{c}`" for c in verify) or say("goal.anchors.none")
     said: list[Action] = [
@@ -93,18 +175,23 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float) -> list[Acti
     ]
     if not verify:
         said.append(Notify(say("goal.no_verify_user"), "warning"))
+    if not action.trusted:
+        said.append(Notify(say("trust.goal.proposed", path=shown, agent=action.source), "warning"))
     return said
 
 
 def run_verification(
     commands: Sequence[str], project: Path, runner: Runner, timeout_s: float
 ) -> tuple[VerifyRun, ...]:
-    """Run the goal's commands in order through a shell (the user wrote them), stopping at the
-    first failure. A timeout is a failure."""
+    """Run the goal's commands in order, stopping at the first failure; a timeout is a
+    failure. Callers pass only commands the user approved: each runs as an argument vector,
+    and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
+    from goalkeeper.core.argv import command_argv
+
     runs: list[VerifyRun] = []
     for command in commands:
         started = time.monotonic()
-        done = runner.run(["/bin/sh", "-c", command], cwd=project, timeout_s=timeout_s)
+        done = runner.run(list(command_argv(command)), cwd=project, timeout_s=timeout_s)
         run = VerifyRun(
             command, done.exit_code, done.output_tail, done.timed_out, time.monotonic() - started
         )

@@ -15,6 +15,7 @@ from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
     Action,
     Advise,
+    ApproveGoal,
     Ask,
     Block,
     Close,
@@ -67,7 +68,7 @@ def merge_actions(
     replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
     # files the engine changes after the transaction: kept whatever else is decided
-    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal)]
+    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal | ApproveGoal)]
     retries = [a for a in actions if isinstance(a, Retry)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
     asks = [a for a in actions if isinstance(a, Ask)]

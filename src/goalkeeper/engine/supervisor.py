@@ -17,6 +17,7 @@ from typing import Any
 from goalkeeper.config import Config
 from goalkeeper.core.messages import Lang, make_say
 from goalkeeper.core.plan import PlanDoc, detect_lang
+from goalkeeper.core.promise import Promise
 from goalkeeper.core.values import (
     Action,
     Capability,
@@ -42,6 +43,7 @@ from goalkeeper.store.db import Store
 from goalkeeper.store.documents import load_plan
 from goalkeeper.store.goalfile import load_goal
 from goalkeeper.store.sessions import SessionRow, load_session, save_session
+from goalkeeper.store.trust import current_promise
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +111,13 @@ class Supervisor:
             try:
                 outcome = self._handle(events, host_state, facts, final=attempt == MAX_INSPECTIONS)
             except _NeedFacts as need:
-                goal = load_goal(self.project)
-                goal_id = goal.goal.goal_id if goal is not None and goal.goal else None
-                facts = gather_facts(need.request, self.project, self.config, self.runner, goal_id)
+                facts = gather_facts(
+                    _approved_only(need.request, need.promise),
+                    self.project,
+                    self.config,
+                    self.runner,
+                    need.promise.goal_id if need.promise is not None else None,
+                )
                 continue
             return self._apply_files(outcome)
         raise AssertionError("unreachable: the last attempt never asks for facts")
@@ -122,7 +128,9 @@ class Supervisor:
         if not any(isinstance(a, SetGoal | WriteGoal) for a in outcome.actions):
             return outcome
         lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
-        said = apply_goal_actions(outcome.actions, self.project, make_say(lang), self.clock.now())
+        said = apply_goal_actions(
+            outcome.actions, self.project, make_say(lang), self.clock.now(), self.store
+        )
         return Outcome(outcome.actions + said, outcome.session)
 
     def _handle(
@@ -143,6 +151,8 @@ class Supervisor:
             if facts is None and final:
                 facts = Facts()
             goal = load_goal(self.project)
+            goal_id = goal.goal.goal_id if goal is not None and goal.goal is not None else None
+            promise = current_promise(conn, goal_id)
             ctx = Context(
                 now,
                 self.config,
@@ -157,6 +167,7 @@ class Supervisor:
                 run_mode=row.guards.get("modes", {}).get("mode"),
                 project=str(self.project.resolve()),
                 tool_names=self.tool_names,
+                promise=promise,
             )
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
@@ -179,7 +190,7 @@ class Supervisor:
                         continue
                     asks = [a for a in verdict.actions if isinstance(a, Inspect)]
                     if asks and ctx.facts is None:
-                        raise _NeedFacts(_combined(asks))  # rolls the transaction back
+                        raise _NeedFacts(_combined(asks), promise)  # rolls the transaction back
                     actions.extend(a for a in verdict.actions if not isinstance(a, Inspect))
                     if verdict.state is not None:
                         states[guard.name] = verdict.state
@@ -258,9 +269,21 @@ MAX_HELD = 10
 
 
 class _NeedFacts(Exception):
-    def __init__(self, request: Inspect) -> None:
+    def __init__(self, request: Inspect, promise: Promise | None) -> None:
         super().__init__("a guard asked for facts")
         self.request = request
+        self.promise = promise
+
+
+def _approved_only(request: Inspect, promise: Promise | None) -> Inspect:
+    """The I/O boundary's own check: a goal's verification runs only if every command is one
+    the user approved (the guard asks for nothing else; this holds even if a guard did)."""
+    if not request.verify:
+        return request
+    approved = promise.verify if promise is not None and promise.open else ()
+    if all(command in approved for command in request.verify):
+        return request
+    return replace(request, verify=(), tamper=False)
 
 
 def _combined(asks: Sequence[Inspect]) -> Inspect:

@@ -1,12 +1,15 @@
 """The goal guard (seed 001, seed 004 §4): a goal that must be proven, and the verify/repair loop.
 
-A user prompt that states a goal records it (``SetGoal``). While a goal is active, its anchors
-are re-fed before each run, and at every settle goalkeeper runs the goal's verification itself
-(``Inspect``): a failure sends the agent back with the evidence and ``[n/N]``; the same failure
-again (same signature) or the round limit pauses and asks the user; a pass is accepted only with
-honest tests (no deleted tests, lost assertions or new skips since the goal was set) and every
-acceptance criterion closed, then the goal is archived. The model's ``[GOAL] blocked: <reason>``
-is an honest exit: recorded, never punished. Pure: GOAL.md is changed only through actions.
+A user prompt that states a goal records it (``SetGoal``), and with it the promise the user
+approved (``core.promise``). While a goal is active, its anchors are re-fed before each run, and
+at every settle goalkeeper runs the goal's verification itself (``Inspect``): a failure sends the
+agent back with the evidence and ``[n/N]``; the same failure again (same signature) or the round
+limit pauses and asks the user; a pass is accepted only with honest tests (no deleted tests, lost
+assertions or new skips since the goal was set) and every acceptance criterion closed, then the
+goal is archived. A GOAL.md that differs from the approved promise is held: nothing in it runs
+until the user approves (``goal_held``), and its limits and counters are never looser than the
+recorded ones. The model's ``[GOAL] blocked: <reason>`` is an honest exit: recorded, never
+punished. Pure: GOAL.md is changed only through actions.
 """
 
 from __future__ import annotations
@@ -16,15 +19,9 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from goalkeeper.core.goal import (
-    Goal,
-    GoalDoc,
-    GoalUpdate,
-    criteria_change_justified,
-    criteria_hash,
-    has_progress_words,
-)
+from goalkeeper.core.goal import Goal, GoalDoc, GoalUpdate, has_progress_words
 from goalkeeper.core.markers import parse_goal_blocked
+from goalkeeper.core.promise import Held, judge_goal, trusted_goal
 from goalkeeper.core.values import (
     Action,
     Advise,
@@ -46,6 +43,12 @@ from goalkeeper.core.values import (
     VerifyRun,
     WriteGoal,
 )
+from goalkeeper.guards.goal_held import (
+    APPROVE_KEY,
+    held_anchor,
+    held_at_stop,
+    on_approve_choice,
+)
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
@@ -65,6 +68,9 @@ class GoalState:
     recoveries: int = 0
     told_user: bool = False
     flagged_hash: str | None = None
+    """``no-verify`` once the user was told the goal has no verify command."""
+    held_key: str | None = None
+    """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
     tamper_flagged: str | None = None
     tamper_mark: int = 0
     context_warned: bool = False
@@ -92,6 +98,9 @@ class GoalGuard:
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, BeforeAgentStart | SessionStart):
+            held = _held(ctx)
+            if held is not None:
+                return Verdict((held_anchor(held, _path(ctx), ctx),))
             goal = _active(ctx)
             return Verdict((Advise(render_goal_anchors(goal, ctx)),) if goal else ())
         if isinstance(event, Settled):
@@ -129,6 +138,12 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
             return Verdict()
         text = ctx.say("goal.problem", path=doc.path, problem=doc.problem)
         return Verdict((Notify(text, "warning"),), replace(s, notified_problem=doc.problem))
+    held = _held(ctx)
+    if held is not None:
+        key = f"{held.kind}:{held.digest}"
+        if ev.aborted or s.held_key == key:
+            return Verdict()
+        return Verdict(held_at_stop(held, _path(ctx), ctx), replace(s, held_key=key))
     goal = _active(ctx)
     if goal is None or doc is None or ev.aborted:
         return Verdict()
@@ -139,21 +154,6 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     reason = parse_goal_blocked(ev.last_text)
     if reason is not None:
         return _honest_exit(reason, goal, doc, s, ctx)
-    accepted: tuple[Action, ...] = ()
-    if (
-        goal.criteria_hash is not None
-        and criteria_hash(goal.criteria, goal.verify) != goal.criteria_hash
-    ):
-        if not criteria_change_justified(goal):
-            return _criteria_flag(goal, doc, s, ctx)
-        update = GoalUpdate(
-            {
-                "criteria_hash": criteria_hash(goal.criteria, goal.verify),
-                "log_mark": len(goal.progress_log) + 1,
-            },
-            (ctx.say("goal.log.criteria_accepted", time=_iso(ctx.now)),),
-        )
-        accepted = (WriteGoal(update),)
     if not goal.verify:
         if s.flagged_hash == "no-verify":
             return Verdict()
@@ -167,13 +167,11 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         return Verdict((Inspect(verify=goal.verify, verify_timeout_s=goal.timeout_s, tamper=True),))
     failed = next((run for run in facts.verify if not run.passed), None)
     if failed is None and len(facts.verify) < len(goal.verify):
-        return Verdict(accepted)  # the engine could not run them: never a pass by default
+        return Verdict()  # the engine could not run them: never a pass by default
     prefix, s = _context_pressure(ev, s, doc, ctx)
     if failed is not None:
-        verdict = _failed(failed, goal, s, ctx, prefix)
-    else:
-        verdict = _passed(facts.tamper, goal, doc, s, ctx, prefix)
-    return Verdict((*accepted, *verdict.actions), verdict.state)
+        return _failed(failed, goal, s, ctx, prefix)
+    return _passed(facts.tamper, goal, doc, s, ctx, prefix)
 
 
 def _failed(
@@ -314,9 +312,13 @@ def _ask(goal: Goal, ctx: Context) -> tuple[Action, ...]:
 
 
 def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
-    """The user's answer to ``_ask``. Only a goal that is still paused is acted on."""
+    """The user's answer to ``_ask`` (only a goal that is still paused is acted on), or to the
+    approval question of a held goal."""
+    if ev.key == APPROVE_KEY:
+        digest = s.held_key.partition(":")[2] if s.held_key else None
+        return Verdict(on_approve_choice(ev, digest, _path(ctx), ctx), s)
     doc = ctx.goal
-    goal = doc.goal if doc is not None else None
+    goal = _trusted(ctx)
     if ev.key != ASK_KEY or goal is None or doc is None or goal.status != "blocked":
         return Verdict()
     from goalkeeper.core.goal import resume_update, resumed_rounds
@@ -371,20 +373,6 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
         return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error))), s)
     note = say("goal.retry_user", error=error, n=n, max=goal.retries_max, delay=f"{delay:g}")
     return Verdict((WriteGoal(update), Notify(note, "warning")), s)
-
-
-def _criteria_flag(goal: Goal, doc: GoalDoc, s: GoalState, ctx: Context) -> Verdict[GoalState]:
-    """Changing the criteria or the verify commands needs a reason in the Progress Log; without
-    one the change is flagged once per change, to the agent and the user (seed 001 risks)."""
-    current = criteria_hash(goal.criteria, goal.verify)
-    if s.flagged_hash == current:
-        return Verdict()
-    actions = (
-        Continue(ctx.say("goal.criteria_changed", path=doc.path)),
-        Notify(ctx.say("goal.criteria_changed_user"), "warning"),
-        Record("goal_criteria_changed", {}),
-    )
-    return Verdict(actions, replace(s, flagged_hash=current))
 
 
 def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:
@@ -454,11 +442,27 @@ def render_goal_anchors(goal: Goal, ctx: Context) -> str:
     return text
 
 
-def _active(ctx: Context) -> Goal | None:
+def _held(ctx: Context) -> Held | None:
     doc = ctx.goal
-    if doc is None or doc.goal is None:
+    if doc is not None and doc.problem:
+        return None  # reported as a problem of the file
+    return judge_goal(doc.goal if doc is not None else None, ctx.promise)
+
+
+def _trusted(ctx: Context) -> Goal | None:
+    """GOAL.md's goal as goalkeeper may act on it: approved, with no limit above the approved
+    one and no counter below the recorded one (None without an approved promise)."""
+    doc = ctx.goal
+    if doc is None or doc.goal is None or ctx.promise is None:
         return None
-    return doc.goal if doc.goal.status in ("active", "needs-upgrade") else None
+    if judge_goal(doc.goal, ctx.promise) is not None:
+        return None
+    return trusted_goal(doc.goal, ctx.promise)
+
+
+def _active(ctx: Context) -> Goal | None:
+    goal = _trusted(ctx)
+    return goal if goal is not None and goal.status in ("active", "needs-upgrade") else None
 
 
 def _path(ctx: Context) -> str:

@@ -17,6 +17,7 @@ from goalkeeper.config import Config
 from goalkeeper.core.goal import GoalDoc
 from goalkeeper.core.messages import Lang, Say
 from goalkeeper.core.plan import PlanDoc
+from goalkeeper.core.promise import Promise
 from goalkeeper.core.values import Action, Capability, Event, Facts
 
 S = TypeVar("S")
@@ -49,6 +50,8 @@ class Context:
     tool_names: Mapping[str, str] = field(default_factory=dict)
     """How the host names goalkeeper's tools (Claude Code: ``mcp__goalkeeper__workflow``);
     a tool not listed keeps its own name."""
+    promise: Promise | None = None
+    """What the user approved for the goal GOAL.md is judged against (``store.trust``)."""
 
 
 @dataclass(frozen=True, slots=True)

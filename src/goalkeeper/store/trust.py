@@ -112,6 +112,17 @@ def record_progress(conn: sqlite3.Connection, goal_id: str, fields: Mapping[str,
         reason = fields["blocked_reason"]
         sets.append("blocked_reason = ?")
         values.append(reason if isinstance(reason, str) else None)
+    limits = fields.get("limits")  # goalkeeper writes limits only when the user resumes
+    if isinstance(limits, Mapping):
+        for key, column in (
+            ("rounds", "rounds"),
+            ("timeout_s", "timeout_s"),
+            ("retries", "retries"),
+        ):
+            value = limits.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                sets.append(f"{column} = ?")
+                values.append(value)
     if sets:
         conn.execute(f"UPDATE goals SET {', '.join(sets)} WHERE goal_id = ?", (*values, goal_id))
 
@@ -119,6 +130,15 @@ def record_progress(conn: sqlite3.Connection, goal_id: str, fields: Mapping[str,
 def close_promise(conn: sqlite3.Connection, goal_id: str, status: str) -> None:
     """A goal that is complete or cleared promises nothing any more."""
     conn.execute("UPDATE goals SET status = ? WHERE goal_id = ?", (status, goal_id))
+
+
+def close_others(conn: sqlite3.Connection, goal_id: str, status: str) -> None:
+    """One goal per project: approving ``goal_id`` closes every other open promise."""
+    marks = ", ".join("?" for _ in OPEN_STATUSES)
+    conn.execute(
+        f"UPDATE goals SET status = ? WHERE goal_id != ? AND status IN ({marks})",
+        (status, goal_id, *OPEN_STATUSES),
+    )
 
 
 def current_promise(conn: sqlite3.Connection, goal_id: str | None) -> Promise | None:

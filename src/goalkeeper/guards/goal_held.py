@@ -1,0 +1,83 @@
+"""A goal GOAL.md holds but the user did not approve: what the goal guard says and asks.
+
+``core.promise.judge_goal`` decides *whether* GOAL.md is held; this module turns a ``Held`` into
+actions: at a stop the user reads what changed (once per change) and, where the host can ask
+(Pi), chooses between accepting the change and keeping their goal, with keeping as the timed
+default; before each run the agent is told the goal is held and what the user approved. A
+held goal runs nothing. Pure: the approval itself is an ``ApproveGoal`` the engine carries out.
+"""
+
+from __future__ import annotations
+
+from goalkeeper.core.promise import Held, Promise, promise_lines
+from goalkeeper.core.values import (
+    Action,
+    Advise,
+    ApproveGoal,
+    Ask,
+    Choice,
+    Continue,
+    Notify,
+    Pause,
+    Record,
+)
+from goalkeeper.guards.spec import Context
+
+APPROVE_KEY = "goal.approve"
+APPROVE_TIMEOUT_S = 60.0  # keeping the approved goal is the default: nothing runs meanwhile
+MAX_DIFF_LINES = 24
+
+
+def held_at_stop(held: Held, path: str, ctx: Context) -> tuple[Action, ...]:
+    """What a stop with a held goal answers (the caller says it once per change). A changed
+    or replaced goal pauses: the promise is the user's to settle. An unapproved or missing one
+    is a notice: the agent's own work goes on, unverified."""
+    say = ctx.say
+    diff = _diff_text(held)
+    objective = ctx.promise.objective if ctx.promise is not None else ""
+    text = say(f"trust.goal.{held.kind}_user", path=path, diff=diff, objective=objective)
+    record = Record("goal_held", {"kind": held.kind, "digest": held.digest[:16]})
+    ask: tuple[Action, ...] = ()
+    if held.digest and "ask" in ctx.capabilities and held.kind != "missing":
+        options = (
+            ("approve", say("trust.goal.ask.approve")),
+            ("keep", say("trust.goal.ask.keep")),
+        )
+        title = say("trust.goal.ask.title", diff=diff)
+        ask = (Ask(APPROVE_KEY, title, options, "keep", APPROVE_TIMEOUT_S),)
+    if held.kind in ("changed", "replaced"):
+        return (Pause(text), record, *ask)
+    return (Notify(text, "warning"), record, *ask)
+
+
+def held_anchor(held: Held, path: str, ctx: Context) -> Advise:
+    """Before a run: the agent hears that the goal is held and what the user approved."""
+    if held.kind == "unapproved" or ctx.promise is None:
+        return Advise(ctx.say("trust.goal.unapproved_model", path=path))
+    return Advise(ctx.say("trust.goal.held_model", path=path, approved=approved_text(ctx.promise)))
+
+
+def on_approve_choice(
+    ev: Choice, digest: str | None, path: str, ctx: Context
+) -> tuple[Action, ...]:
+    """The user's answer to the approval question (``digest``: the change they were shown)."""
+    record = Record("goal_approval", {"answer": ev.answer})
+    if ev.answer == "approve" and digest:
+        return (ApproveGoal(digest), record)
+    if ctx.promise is None:
+        return (record,)
+    text = ctx.say("trust.goal.kept_model", path=path, approved=approved_text(ctx.promise))
+    return (Continue(text), record)
+
+
+def approved_text(promise: Promise) -> str:
+    return "\n".join(
+        f"- {line}" for line in promise_lines(promise.objective, promise.verify, promise.criteria)
+    )
+
+
+def _diff_text(held: Held) -> str:
+    lines = list(held.diff[:MAX_DIFF_LINES])
+    if len(held.diff) > MAX_DIFF_LINES:
+        lines.append(f"  … {len(held.diff) - MAX_DIFF_LINES} more")
+    return "\n".join(f"  {line}" for line in lines)
