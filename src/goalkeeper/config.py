@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -93,6 +93,9 @@ class Config:
     warnings: tuple[str, ...] = ()
     held: tuple[str, ...] = ()
     """Project settings not applied because the file holding them is not approved (names)."""
+    user_file: str = field(default="", compare=False)
+    """The user's own config file this configuration read (or would read): trusted, so no
+    tool of the agent may write it."""
 
     @property
     def idle_streak(self) -> int:
@@ -134,7 +137,7 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_META = ("warnings", "held")
+_META = ("warnings", "held", "user_file")
 _FIELDS = {f.name: f for f in fields(Config) if f.name not in _META}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -174,7 +177,8 @@ def load_config(
         _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX)
     if overrides:
         _apply(values, dict(overrides), "command line", warnings)
-    return replace(Config(), **values, warnings=tuple(warnings), held=tuple(held))  # type: ignore[arg-type]
+    meta = {"warnings": tuple(warnings), "held": tuple(held), "user_file": str(user)}
+    return replace(Config(), **values, **meta)  # type: ignore[arg-type]
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
@@ -202,10 +206,10 @@ class _Gate:
         self.held: list[str] = []
         self._trusted: bool | None = None
 
-    def allows(self, field: str, new: object, current: object) -> bool:
+    def allows(self, name: str, new: object, current: object) -> bool:
         from goalkeeper import pinning
 
-        if not pinning.needs_approval(field) or pinning.stricter_or_equal(field, new, current):
+        if not pinning.needs_approval(name) or pinning.stricter_or_equal(name, new, current):
             return True
         if self._trusted is None:
             if self.approved is None:
@@ -213,7 +217,7 @@ class _Gate:
             wanted = self.approved.get(self.name)
             self._trusted = wanted is not None and wanted == pinning.table_digest(self.table)
         if not self._trusted:
-            self.held.append(field)
+            self.held.append(name)
         return self._trusted
 
     def warning(self) -> str:

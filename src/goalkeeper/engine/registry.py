@@ -14,9 +14,11 @@ from goalkeeper.guards.goal import GoalGuard
 from goalkeeper.guards.modes import ModesGuard
 from goalkeeper.guards.spec import Guard, Registry
 from goalkeeper.guards.todos import TodosGuard
+from goalkeeper.guards.trust import TrustGuard
 from goalkeeper.guards.workflow import WorkflowGuard
 
 BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (
+    TrustGuard,
     CadenceGuard,
     GoalGuard,
     TodosGuard,

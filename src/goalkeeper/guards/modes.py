@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
+from goalkeeper.core.tools import SHELL_TOOLS, shell_command, tool_target
+from goalkeeper.core.tools import WRITE_TOOLS as CODE_WRITING_TOOLS
 from goalkeeper.core.values import (
     Action,
     Advise,
@@ -38,10 +40,6 @@ from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 RUNS_DIR = ".agents/runs"
 NORMAL_PHASES = ("discuss", "plan", "execute", "verify")
-CODE_WRITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit"})
-"""File-writing tools of Claude Code and Pi."""
-SHELL_TOOLS = frozenset({"Bash", "bash"})
-"""Shell tools of Claude Code and Pi: judged by the files their command line writes."""
 CONFIRM = "/gk-mode confirm"
 _COMMAND = re.compile(r"\A\s*/(?:gk-)?mode(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
 _EVIDENCE = re.compile(
@@ -163,8 +161,7 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
     if ev.name in SHELL_TOOLS:
         from goalkeeper.core.shell_writes import in_project, written_paths
 
-        command = ev.input.get("command")
-        written = written_paths(command) if isinstance(command, str) else ()
+        written = written_paths(shell_command(ev.input))
         outside = [
             p
             for p in written
@@ -174,7 +171,7 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
             return Verdict()
         path = outside[0]
     else:
-        path = _target(ev.input)
+        path = tool_target(ev.input)
         if path and s.run_dir and _inside(path, s.run_dir):
             return Verdict()
     say = ctx.say
@@ -218,14 +215,6 @@ def _done(phase: str, s: ModesState, ctx: Context) -> bool:
 def _read(ctx: Context, rel: str) -> str | None:
     reader = ctx.read_text
     return reader(rel) if reader is not None else None
-
-
-def _target(data: Mapping[str, Any]) -> str:
-    for key in ("file_path", "path", "notebook_path"):
-        value = data.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
 
 
 def _inside(path: str, run_dir: str) -> bool:

@@ -34,6 +34,7 @@ from goalkeeper.core.todos import (
     parse_todo_call,
     validate_parent_ref,
 )
+from goalkeeper.core.tools import SHELL_TOOLS
 from goalkeeper.core.values import (
     Advise,
     BeforeAgentStart,
@@ -56,7 +57,6 @@ from goalkeeper.guards.todo_advice import advise, ultimatum
 TODO_TOOL = "todo"
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
 LONG_WAIT_MS = 60_000  # hard-coded in pi-todone
-SHELL_TOOLS = ("shell", "pwsh", "bash", "Bash")
 SUBAGENT_TOOLS = ("subagent", "Task", "Agent")
 CHANGE_SLACK_S = 2.0  # file mtime vs task creation: clock and timestamp granularity
 

@@ -1,0 +1,90 @@
+"""The trust guard: no tool call of the agent may write what holds the user's approvals, or run
+the commands that grant them.
+
+goalkeeper keeps what the user approved (a goal's promise, the config files' digests, the
+repair counters) in ``.goalkeeper/``, and the user's own settings in their config file. A write
+tool aimed there, or a shell command that writes, moves or deletes there, is refused; so is a
+shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve|resume|clear``, which
+also refuse to run in an agent's shell by themselves. It reads the call's text, as the question
+gate does: it is a guard, not a sandbox. Pure.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
+from goalkeeper.core.values import Block, Event, Record, ToolCall
+from goalkeeper.guards.spec import Context, Verdict
+
+STATE_DIR = ".goalkeeper"
+_APPROVAL = re.compile(
+    r"(?<![\w.-])goalkeeper(?:\s+(?:-C|--project)(?:=|\s+)\S+|\s+--?[\w-]+)*"
+    r"\s+(?P<sub>allow|goal\s+(?:approve|resume|clear))(?![\w-])"
+)
+"""goalkeeper subcommands that approve on the user's behalf (or free the agent of its goal),
+after any global options."""
+_STATE_WORD = re.compile(r"(?:^|[\s'\"=/:(<>])\.goalkeeper(?=$|[\s'\"/;&|)<>])")
+
+
+class TrustGuard:
+    name: ClassVar[str] = "trust"
+
+    def initial_state(self) -> None:
+        return None
+
+    def load_state(self, raw: Mapping[str, Any]) -> None:
+        return None
+
+    def dump_state(self, state: None) -> dict[str, Any]:
+        return {}
+
+    def on_event(self, event: Event, state: None, ctx: Context) -> Verdict[None]:
+        if not isinstance(event, ToolCall):
+            return Verdict()
+        if event.name in WRITE_TOOLS:
+            path = tool_target(event.input)
+            if path and protected(path, ctx):
+                return _refuse(ctx.say("trust.state_write", path=path), event.name)
+        elif event.name in SHELL_TOOLS:
+            command = shell_command(event.input)
+            approval = approval_command(command)
+            if approval is not None:
+                return _refuse(ctx.say("trust.approval_command", command=approval), event.name)
+            if _STATE_WORD.search(command) or _names_user_file(command, ctx):
+                return _refuse(ctx.say("trust.state_write", path=STATE_DIR + "/"), event.name)
+        return Verdict()
+
+
+def protected(path: str, ctx: Context) -> bool:
+    """Whether a tool writing ``path`` (absolute, or relative to the project) would write
+    goalkeeper's state folder or the user's config file."""
+    root = ctx.project.rstrip("/") or "/"
+    full = posixpath.normpath(path if path.startswith("/") else posixpath.join(root, path))
+    state = posixpath.join(root, STATE_DIR)
+    if full == state or full.startswith(state + "/"):
+        return True
+    user = ctx.config.user_file
+    return bool(user) and (full == user or full == posixpath.normpath(user))
+
+
+def approval_command(command: str) -> str | None:
+    """The approving goalkeeper command a shell line names (``goalkeeper goal approve``), or
+    None. Read from the raw text, so wrappers (``env -u X``, ``python -m``, ``xargs``) and
+    nested shells (``bash -c "…"``) cannot hide it."""
+    match = _APPROVAL.search(command)
+    if match is None:
+        return None
+    return "goalkeeper " + " ".join(match.group("sub").split())
+
+
+def _names_user_file(command: str, ctx: Context) -> bool:
+    user = ctx.config.user_file
+    return bool(user) and (user in command or "goalkeeper/config.toml" in command)
+
+
+def _refuse(reason: str, tool: str) -> Verdict[None]:
+    return Verdict((Block(reason), Record("trust_refused", {"tool": tool})))

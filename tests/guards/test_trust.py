@@ -1,0 +1,92 @@
+"""The trust guard: no tool call writes goalkeeper's state or the user's config, and no shell
+command runs an approving goalkeeper command."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from goalkeeper.config import Config
+from goalkeeper.core.values import Block, ToolCall
+from goalkeeper.guards.trust import TrustGuard, approval_command
+from goalkeeper.testing import context
+
+PROJECT = "/home/ana/proj"
+USER_FILE = "/home/ana/.config/goalkeeper/config.toml"
+guard = TrustGuard()
+
+
+def blocked(tool: str, **args: object) -> bool:
+    ctx = replace(context(None), project=PROJECT, config=Config(user_file=USER_FILE))
+    verdict = guard.on_event(ToolCall("s", tool, dict(args)), None, ctx)
+    return any(isinstance(a, Block) for a in verdict.actions)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".goalkeeper/state.db",
+        "./.goalkeeper/state.db-wal",
+        f"{PROJECT}/.goalkeeper/goal-tests.json",
+        f"{PROJECT}/src/../.goalkeeper",
+        USER_FILE,
+    ],
+)
+def test_writing_goalkeepers_state_or_the_users_config_is_refused(path: str) -> None:
+    for tool in ("Write", "Edit", "MultiEdit", "write", "edit"):
+        assert blocked(tool, file_path=path, path=path)
+
+
+@pytest.mark.parametrize(
+    "path", ["src/app.py", ".agents/goal/GOAL.md", "docs/.goalkeeper-notes.md", "/tmp/x"]
+)
+def test_other_files_are_the_agents_to_write(path: str) -> None:
+    assert not blocked("Write", file_path=path)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sqlite3 .goalkeeper/state.db 'DELETE FROM goals'",
+        "rm -rf .goalkeeper",
+        "echo x > ./.goalkeeper/state.db",
+        "mv .goalkeeper /tmp/away",
+        "python -c \"open('.goalkeeper/state.db','w')\"",
+        f"cat > {USER_FILE} <<EOF\nmax-continuations = 999\nEOF",
+        "goalkeeper allow",
+        "env -u CLAUDECODE goalkeeper goal approve --yes",
+        "python -m goalkeeper -C . goal resume",
+        "uv run goalkeeper allow --revoke",
+        "cd sub && /opt/venv/bin/goalkeeper goal clear",
+        "GOALKEEPER_SERVER=off goalkeeper goal approve",
+        "bash -c 'goalkeeper allow'",
+        "echo . | xargs goalkeeper -C goal approve",
+    ],
+)
+def test_shell_commands_that_touch_approvals_are_refused(command: str) -> None:
+    assert blocked("Bash", command=command)
+    assert blocked("bash", command=command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest -q",
+        "goalkeeper goal status",
+        "goalkeeper todo list --json",
+        'goalkeeper goal set "all tests pass"',
+        "grep -rn 'approve' README.md",
+        "ls src/.goalkeeper_cache_not_ours",
+    ],
+)
+def test_ordinary_commands_go_through(command: str) -> None:
+    assert not blocked("Bash", command=command)
+
+
+def test_approval_command_names_what_it_found() -> None:
+    """Read from the raw text: a nested shell cannot hide it, so a mere mention counts too."""
+    assert approval_command("nohup goalkeeper -C /p goal approve -y") == "goalkeeper goal approve"
+    assert approval_command("echo goalkeeper allow") == "goalkeeper allow"
+    assert approval_command("goalkeeper goal status") is None
+    assert approval_command("my-goalkeeper allow") is None
