@@ -16,10 +16,9 @@ from pathlib import Path
 from goalkeeper.config import Config
 from goalkeeper.core.evidence import is_allowed_command
 from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, VerifyRun
+from goalkeeper.engine.git import read_changed_files
 from goalkeeper.engine.ports import Runner
 from goalkeeper.store.documents import infer_test_commands
-
-GIT_TIMEOUT_S = 10.0
 
 
 def gather_facts(
@@ -27,7 +26,7 @@ def gather_facts(
 ) -> Facts:
     files = tuple(_file_fact(project, path) for path in request.files)
     if files:
-        changed = _git_changed(project, [f.path for f in files], runner)
+        changed = read_changed_files(project, [f.path for f in files], runner)
         if changed is not None:
             files = tuple(
                 FileFact(f.path, f.exists, f.mtime, _resolved(project, f.path) in changed)
@@ -68,30 +67,6 @@ def _command_fact(
         return CommandFact(cmd, allowed=False)
     done = runner.run(shlex.split(cmd), cwd=project, timeout_s=config.evidence_timeout_s)
     return CommandFact(cmd, True, done.exit_code, done.output_tail, done.timed_out)
-
-
-def _git_changed(project: Path, paths: list[str], runner: Runner) -> set[str] | None:
-    """Resolved paths that git reports as changed (modified, added, renamed, untracked); None
-    outside a git work tree."""
-    done = runner.run(
-        ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths],
-        cwd=project,
-        timeout_s=GIT_TIMEOUT_S,
-    )
-    if done.exit_code != 0:
-        return None
-    top = runner.run(["git", "rev-parse", "--show-toplevel"], cwd=project, timeout_s=GIT_TIMEOUT_S)
-    root = Path(top.output_tail.strip()) if top.exit_code == 0 else project
-    changed: set[str] = set()
-    fields = done.output_tail.split("\0")
-    i = 0
-    while i < len(fields):
-        record = fields[i]
-        if len(record) > 3:
-            changed.add(str((root / record[3:]).resolve()))
-        # a rename or copy record ("R  new") is followed by the old path as a field of its own
-        i += 2 if record[:1] in ("R", "C") or record[1:2] in ("R", "C") else 1
-    return changed
 
 
 def _resolved(project: Path, path: str) -> str:
