@@ -88,7 +88,7 @@ def test_a_failing_test_claimed_as_passing_is_refused_with_the_real_tail(repo: P
     output; once the command really passes, the claim is accepted and marked verified."""
     check = repo / "check.py"
     check.write_text("print('MARKER-7 assertion failed'); raise SystemExit(1)\n", encoding="utf-8")
-    config = Config(evidence_commands=(sys.executable,))
+    config = Config(evidence_commands=(f"{sys.executable} check.py",))  # approved as it is
     call(repo, config, {"action": "create", "subject": "tests pass", "metadata": {"gate": "test"}})
     claim = complete([{"type": "cmd", "cmd": f"{sys.executable} check.py", "exit": 0}])
     refused = call(repo, config, claim)

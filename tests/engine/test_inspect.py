@@ -16,7 +16,7 @@ from goalkeeper.config import Config
 from goalkeeper.core.values import CommandFact, FileFact, Inspect
 from goalkeeper.engine.inspect import allowed_commands, gather_facts
 from goalkeeper.engine.ports import Completed, SubprocessRunner
-from goalkeeper.store.documents import infer_test_commands
+from goalkeeper.store.project import declared_test_commands
 
 PY = sys.executable
 GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false")
@@ -182,7 +182,7 @@ def test_no_files_asked_means_no_git_call(tmp_path: Path) -> None:
 def test_allowed_command_runs_and_reports_exit_and_output(tmp_path: Path) -> None:
     """An allowed command is run and its real exit code and output tail are reported."""
     cmd = f"{shlex.quote(PY)} -c 'raise SystemExit(print(\"tail-marker\") or 3)'"
-    fact = one_command(tmp_path, cmd, Config(evidence_commands=(PY,)))
+    fact = one_command(tmp_path, cmd, Config(evidence_commands=(cmd,)))
     assert (fact.cmd, fact.allowed, fact.exit_code, fact.timed_out) == (cmd, True, 3, False)
     assert "tail-marker" in fact.output_tail
 
@@ -190,7 +190,7 @@ def test_allowed_command_runs_and_reports_exit_and_output(tmp_path: Path) -> Non
 def test_allowed_command_runs_in_the_project_folder(tmp_path: Path) -> None:
     """The command's working folder is the project."""
     cmd = f"{shlex.quote(PY)} -c 'print(__import__(\"os\").getcwd())'"
-    fact = one_command(tmp_path, cmd, Config(evidence_commands=(PY,)))
+    fact = one_command(tmp_path, cmd, Config(evidence_commands=(cmd,)))
     assert fact.exit_code == 0
     assert Path(fact.output_tail.strip()).resolve() == tmp_path.resolve()
 
@@ -202,16 +202,18 @@ def test_command_that_is_not_allowed_is_never_run(tmp_path: Path) -> None:
     runner = RecordingRunner()
     config = Config(evidence_commands=("pytest",))
     facts = gather_facts(Inspect(commands=(cmd,)), tmp_path, config, runner)
-    assert facts.commands == (CommandFact(cmd, allowed=False),)
+    assert facts.commands == (
+        CommandFact(cmd, allowed=False, refusal="not_approved", detail="`pytest`"),
+    )
     assert not marker.exists()
     assert runner.calls == []
 
 
 def test_the_same_command_runs_when_allowed(tmp_path: Path) -> None:
-    """The marker command does run once its program is allowed (so the test above is sound)."""
+    """The marker command does run once the user approved it (so the test above is sound)."""
     marker = tmp_path / "marker"
     cmd = marker_command(marker)
-    fact = one_command(tmp_path, cmd, Config(evidence_commands=(PY,)))
+    fact = one_command(tmp_path, cmd, Config(evidence_commands=(cmd,)))
     assert fact.exit_code == 0
     assert marker.exists()
 
@@ -221,14 +223,14 @@ def test_shell_operators_are_never_run_even_with_an_allowed_prefix(tmp_path: Pat
     marker = tmp_path / "marker"
     cmd = f"{shlex.quote(PY)} -V && touch {shlex.quote(str(marker))}"
     fact = one_command(tmp_path, cmd, Config(evidence_commands=(PY,)))
-    assert (fact.allowed, fact.exit_code) == (False, None)
+    assert (fact.allowed, fact.exit_code, fact.refusal) == (False, None, "shell")
     assert not marker.exists()
 
 
 def test_timeout_is_reported(tmp_path: Path) -> None:
     """A command that outlives its timeout is reported as timed out, without an exit code."""
     cmd = f"{shlex.quote(PY)} -c '__import__(\"time\").sleep(30)'"
-    config = Config(evidence_commands=(PY,), evidence_timeout_s=0.3)
+    config = Config(evidence_commands=(cmd,), evidence_timeout_s=0.3)
     fact = one_command(tmp_path, cmd, config)
     assert (fact.allowed, fact.exit_code, fact.timed_out) == (True, None, True)
 
@@ -242,63 +244,109 @@ def test_inferred_test_command_is_allowed(tmp_path: Path) -> None:
 def test_allowed_commands_combine_configured_and_declared(tmp_path: Path) -> None:
     """Configured commands come first, then the declared test command, else the inferred ones."""
     (tmp_path / "go.mod").write_text("module x\n", encoding="utf-8")
-    assert allowed_commands(tmp_path, Config(evidence_commands=("a",))) == ("a", "go test")
+    assert allowed_commands(tmp_path, Config(evidence_commands=("a",))) == (
+        "a",
+        "go test ./...",
+        "go test",
+    )
     config = Config(evidence_commands=("a",), test_command="make check")
     assert allowed_commands(tmp_path, config) == ("a", "make check")
 
 
 # ---------------------------------------------------------------------------------------------
-# infer_test_commands
+# declared_test_commands: what the project declares, in every spelling
 # ---------------------------------------------------------------------------------------------
+
+PYTEST = ("python -m pytest -q", "pytest", "python -m pytest", "python3 -m pytest")
 
 
 def test_infer_pytest_from_pyproject(tmp_path: Path) -> None:
-    """A pyproject that mentions pytest declares the pytest commands."""
+    """A pyproject that configures pytest declares the pytest commands (the goal's verify
+    command first: both come from one reading of the project)."""
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n', encoding="utf-8"
     )
-    assert infer_test_commands(tmp_path) == ("pytest", "python -m pytest", "python3 -m pytest")
+    assert declared_test_commands(tmp_path) == PYTEST
 
 
 def test_pyproject_without_pytest_declares_nothing(tmp_path: Path) -> None:
     """A pyproject that never mentions pytest declares no test command."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ()
+    assert declared_test_commands(tmp_path) == ()
 
 
 def test_infer_npm_test_script(tmp_path: Path) -> None:
     """A package.json with a ``test`` script declares the npm-family test commands."""
     (tmp_path / "package.json").write_text('{"scripts": {"test": "vitest"}}', encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ("npm test", "npm run test", "yarn test", "pnpm test")
+    assert declared_test_commands(tmp_path) == (
+        "npm test",
+        "npm run test",
+        "pnpm test",
+        "pnpm run test",
+        "yarn test",
+        "yarn run test",
+    )
 
 
 def test_infer_make_test_target(tmp_path: Path) -> None:
     """A Makefile with a ``test:`` target declares ``make test``, first line or later."""
     (tmp_path / "Makefile").write_text("all:\n\techo\ntest: all\n\techo\n", encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ("make test",)
+    assert declared_test_commands(tmp_path) == ("make test",)
     (tmp_path / "Makefile").write_text("test:\n\techo\n", encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ("make test",)
+    assert declared_test_commands(tmp_path) == ("make test",)
 
 
 def test_makefile_without_a_test_target(tmp_path: Path) -> None:
     """A Makefile without a ``test:`` target declares nothing."""
     (tmp_path / "Makefile").write_text("all:\n\techo test\n", encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ()
+    assert declared_test_commands(tmp_path) == ()
 
 
 def test_infer_cargo_and_go(tmp_path: Path) -> None:
     """Cargo.toml declares ``cargo test``; go.mod declares ``go test``."""
     (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\n', encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ("cargo test",)
+    assert declared_test_commands(tmp_path) == ("cargo test",)
     (tmp_path / "go.mod").write_text("module x\n", encoding="utf-8")
-    assert infer_test_commands(tmp_path) == ("cargo test", "go test")
+    assert declared_test_commands(tmp_path) == ("cargo test", "go test ./...", "go test")
 
 
 def test_infer_nothing_in_an_empty_folder(tmp_path: Path) -> None:
     """An empty folder declares no test command."""
-    assert infer_test_commands(tmp_path) == ()
+    assert declared_test_commands(tmp_path) == ()
 
 
 def test_infer_in_a_missing_folder(tmp_path: Path) -> None:
     """A folder that does not exist declares nothing and does not raise."""
-    assert infer_test_commands(tmp_path / "missing") == ()
+    assert declared_test_commands(tmp_path / "missing") == ()
+
+
+@pytest.mark.parametrize(
+    "claimed",
+    [
+        "python -m pytest -q -p evil",
+        "python -m pytest --junitxml=/tmp/elsewhere.xml",
+        "python -m pytest ../outside_tests",
+        "python -m pytest -c evil.ini",
+    ],
+)
+def test_a_project_test_command_with_more_than_test_selection_is_never_run(
+    tmp_path: Path, claimed: str
+) -> None:
+    """The audit's argument vectors: refused with the argument named, nothing run."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    runner = RecordingRunner()
+    facts = gather_facts(Inspect(commands=(claimed,)), tmp_path, Config(), runner)
+    assert facts.commands[0].refusal == "argument" and runner.calls == []
+
+
+def test_a_test_path_linked_out_of_the_project_is_not_selection(tmp_path: Path) -> None:
+    """`pytest tests/link` where the link leaves the project is refused."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    (project / "link").symlink_to(tmp_path / "elsewhere")
+    runner = RecordingRunner()
+    facts = gather_facts(Inspect(commands=("pytest link",)), project, Config(), runner)
+    assert (facts.commands[0].refusal, facts.commands[0].detail) == ("argument", "link")
+    assert runner.calls == []

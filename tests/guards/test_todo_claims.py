@@ -247,9 +247,8 @@ def test_command_that_was_not_allowed_is_accepted_as_unverified() -> None:
         (CommandClaim("./deploy.sh", 0),), (CommandFact("./deploy.sh", allowed=False),)
     )
     assert refusal is None
-    assert notes == [
-        {"cmd": "./deploy.sh", "status": "unverified", "reason": "not an allowed evidence command"}
-    ]
+    reason = "not a command goalkeeper may re-run (approved: -)"
+    assert notes == [{"cmd": "./deploy.sh", "status": "unverified", "reason": reason}]
 
 
 def test_command_confirmed_by_the_rerun_is_verified() -> None:

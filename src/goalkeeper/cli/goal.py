@@ -175,11 +175,16 @@ def verify_command(app: App, as_json: bool) -> int:
     held = _judged(app, goal)
     if held is not None:  # never run a command nobody approved, even from the user's terminal
         raise fail(_held_text(held, doc.path) + "\nNothing was run.", 1)
+    goal = _trusted(app, goal)  # the approved time limit, not a raised one
+    config = load_config(app.project, relevant_env())
+    runner = SubprocessRunner()
     runs = []
     for command in goal.verify:
         if not as_json:
             click.echo(f"running {command} … ", nl=False)
-        run = run_verification([command], app.project, SubprocessRunner(), goal.timeout_s)[0]
+        run = run_verification(
+            [command], app.project, runner, goal.timeout_s, sandbox=config.sandbox
+        )[0]
         runs.append(run)
         if not as_json:
             click.echo(
@@ -194,7 +199,6 @@ def verify_command(app: App, as_json: bool) -> int:
                 )
             break
     passed = all(r.passed for r in runs) and len(runs) == len(goal.verify)
-    config = load_config(app.project, relevant_env())
     say = make_say(_lang(config.lang))
     from goalkeeper.engine.goal_io import iso
 

@@ -210,19 +210,23 @@ class FileFact:
     exists: bool
     mtime: float | None = None
     git_changed: bool | None = None
-    """Modified, added or untracked in ``git status``; None outside a git work tree."""
+    """Not as committed (modified, added, untracked), by its blob id against HEAD
+    (``engine.git``); None outside a git work tree."""
 
 
 @dataclass(frozen=True, slots=True)
 class CommandFact:
     """A command named in evidence: run by goalkeeper (``exit_code``, output tail), or not run
-    because it is not an allowed evidence command."""
+    because it is not an approved command with test-selection arguments (``refusal``, a
+    ``core.argv`` id, and its ``detail``)."""
 
     cmd: str
     allowed: bool
     exit_code: int | None = None
     output_tail: str = ""
     timed_out: bool = False
+    refusal: str | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,17 +181,23 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
 
 
 def run_verification(
-    commands: Sequence[str], project: Path, runner: Runner, timeout_s: float
+    commands: Sequence[str],
+    project: Path,
+    runner: Runner,
+    timeout_s: float,
+    *,
+    sandbox: str = "off",
 ) -> tuple[VerifyRun, ...]:
     """Run the goal's commands in order, stopping at the first failure; a timeout is a
     failure. Callers pass only commands the user approved: each runs as an argument vector,
     and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
     from goalkeeper.core.argv import command_argv
+    from goalkeeper.engine.inspect import run_project_command
 
     runs: list[VerifyRun] = []
     for command in commands:
         started = time.monotonic()
-        done = runner.run(list(command_argv(command)), cwd=project, timeout_s=timeout_s)
+        done = run_project_command(command_argv(command), project, runner, timeout_s, sandbox)
         run = VerifyRun(
             command, done.exit_code, done.output_tail, done.timed_out, time.monotonic() - started
         )

@@ -292,7 +292,7 @@ def _judge_commands(
         if fact is None:
             continue
         if not fact.allowed:
-            reason = "not an allowed evidence command"
+            reason = say(f"trust.rerun.{fact.refusal or 'not_approved'}", detail=fact.detail or "-")
             notes.append({"cmd": claim.cmd, "status": "unverified", "reason": reason})
             continue
         claimed = 0 if claim.exit is None else claim.exit

@@ -142,23 +142,45 @@ def _py(p: _Project, tool: str) -> str:
 
 
 def _tests(p: _Project) -> list[str]:
+    """The verify command of each test suite the project declares; a Makefile ``test`` target
+    stands for all of them."""
     if "test" in p.make_targets:
         return ["make test"]
-    found: list[str] = []
+    return [suite[0] for suite in _test_suites(p)]
+
+
+def _test_suites(p: _Project) -> list[tuple[str, ...]]:
+    """Each test suite the project's files declare: its verify command first, then every other
+    spelling of the same runner an agent may report having run. One reading serves the goal's
+    verify (``infer_verify_commands``) and the todo evidence goalkeeper may re-run
+    (``declared_test_commands``), so the two never disagree."""
+    suites: list[tuple[str, ...]] = []
+    if "test" in p.make_targets:
+        suites.append(("make test",))
     if p.python_tests:
         # ``python -m pytest`` puts the project folder on sys.path, as an installed package
         # would be; a bare ``pytest`` does not.
-        found.append("uv run pytest -q" if p.uv else "python -m pytest -q")
+        canonical = "uv run pytest -q" if p.uv else "python -m pytest -q"
+        uv = ("uv run pytest",) if p.uv else ()
+        suites.append((canonical, "pytest", "python -m pytest", "python3 -m pytest", *uv))
     test = p.scripts.get("test")
     if test and not _NPM_PLACEHOLDER.search(test):
-        found.append(_run(p, "test"))
+        others = (f"{r} {w}" for r in ("npm", "pnpm", "yarn") for w in ("test", "run test"))
+        suites.append((_run(p, "test"), *others))
     elif "check" in p.scripts:
-        found.append(_run(p, "check"))
+        suites.append((_run(p, "check"), *(f"{r} run check" for r in ("npm", "pnpm", "yarn"))))
     if p.cargo:
-        found.append("cargo test")
+        suites.append(("cargo test",))
     if p.go:
-        found.append("go test ./...")
-    return found
+        suites.append(("go test ./...", "go test"))
+    return suites
+
+
+def declared_test_commands(project: Path) -> tuple[str, ...]:
+    """The test commands the project's own files declare, in every spelling (``pytest``,
+    ``python -m pytest``, ``npm run test`` …): what goalkeeper may re-run as todo evidence when
+    no command is configured, followed only by test-selection arguments (``core.argv``)."""
+    return tuple(dict.fromkeys(c for suite in _test_suites(_read_project(project)) for c in suite))
 
 
 def _types(p: _Project) -> list[str]:
