@@ -19,6 +19,7 @@ from typing import Any
 
 from goalkeeper.config import Config, load_config
 from goalkeeper.core.messages import render
+from goalkeeper.core.sanitize import scrub_json
 from goalkeeper.core.values import (
     Action,
     Activity,
@@ -117,6 +118,8 @@ class HookInput:
 
 
 def parse_input(raw: bytes) -> HookInput:
+    """The payload as a value, every lone surrogate and NUL in it replaced by U+FFFD; raises
+    ``HostInputError`` saying what is wrong with it."""
     if len(raw) > MAX_INPUT_BYTES:
         raise HostInputError(f"hook input is larger than {MAX_INPUT_BYTES // 1024 // 1024} MB")
     if not raw.strip():
@@ -127,8 +130,12 @@ def parse_input(raw: bytes) -> HookInput:
         raise HostInputError(f"hook input is not valid UTF-8 (byte {exc.start})") from None
     try:
         payload = json.loads(text)
+    except RecursionError:
+        raise HostInputError("hook input is nested too deeply") from None
     except ValueError as exc:
         raise HostInputError(f"hook input is not valid JSON ({exc})") from None
+    # a lone surrogate or a NUL would fail the answer's encoding or a path: U+FFFD instead
+    payload = scrub_json(payload, raw)
     if not isinstance(payload, dict):
         raise HostInputError("hook input is not a JSON object")
     event = payload.get("hook_event_name")
@@ -159,11 +166,18 @@ def project_dir(hook: HookInput | None, env: Mapping[str, str], cwd: str) -> Pat
 
 
 def answer_hook(
-    raw: bytes, env: Mapping[str, str], cwd: str, *, clock: Any = None
+    raw: bytes,
+    env: Mapping[str, str],
+    cwd: str,
+    *,
+    clock: Any = None,
+    notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure.
 
-    Returns the answer and the config used (None when the input was unusable).
+    ``notes``: catalog messages (key, fields) for the user at SessionStart, such as why the hook
+    transport answered in-process. Returns the answer and the config used (None when the input
+    was unusable).
     """
     lang: Any = "en"
     hook: HookInput | None = None
@@ -173,7 +187,7 @@ def answer_hook(
         project = project_dir(hook, env, cwd)
         config = load_config(project, env)
         lang = config.lang if config.lang != "auto" else "en"
-        return _answer(hook, project, config, env, clock), config
+        return _answer(hook, project, config, env, clock, notes), config
     except HostInputError as exc:
         return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
     except Exception as exc:  # the only broad except on this path: fail open
@@ -184,7 +198,12 @@ def answer_hook(
 
 
 def _answer(
-    hook: HookInput, project: Path, config: Config, env: Mapping[str, str], clock: Any
+    hook: HookInput,
+    project: Path,
+    config: Config,
+    env: Mapping[str, str],
+    clock: Any,
+    notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> dict[str, Any]:
     if hook.event not in HOOK_EVENTS:
         if hook.event in DOCUMENTED_EVENTS:
@@ -207,11 +226,13 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":  # things the user should know once per session
-        notes = [render("en", "config.warning", warning=w) for w in config.warnings]
+        said = [render("en", "config.warning", warning=w) for w in config.warnings]
         cap = _block_cap_warning(env, config)
-        notes += [cap] if cap else []
-        if notes:
-            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *notes)))
+        said += [cap] if cap else []
+        lang = config.lang if config.lang != "auto" else "en"
+        said += [render(lang, key, **fields) for key, fields in notes]
+        if said:
+            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
     return answer
 
 

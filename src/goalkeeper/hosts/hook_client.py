@@ -7,6 +7,29 @@ interpreter and project over a Unix socket (``_socket``, not ``socket``, to skip
 prints its answer. When no engine process answers, the event is handled in this process and a
 warm one is started in the background for the next event. Either way the answer is the same;
 the server is an optimisation, never a dependency.
+
+The agent goalkeeper supervises may cheat, and hooks run outside the host's permission prompts,
+so the transport is private and exact:
+
+- **Private folder.** The sockets live in ``runtime_dir()``, which must be a real directory owned
+  by this user with no group or other permission bits, in a parent no other user can rename it
+  in. Otherwise the client neither connects nor starts a server: it answers in-process and a
+  SessionStart answer says why (the server refuses to serve there too). Files in the folder are
+  opened with ``O_NOFOLLOW`` (``open_private``), mode 0600.
+- **Peer credentials.** After ``connect`` and before sending a byte, the client checks that the
+  server runs as this user (``SO_PEERCRED`` on Linux, ``LOCAL_PEERCRED`` on macOS); the server
+  checks every client the same way. Where the platform cannot tell, the server path is off.
+- **Only goalkeeper's variables** travel to the server (``forwarded_env``), never the rest of
+  ``CLAUDE_*``, which holds tokens.
+- **Exactly once.** The server answers ``OK`` as soon as it takes a request, before the engine
+  runs, then the answer with its length. Nothing before ``OK`` (refused, stale, switched off, or
+  silence) means not taken, and the event is handled in-process. Anything after ``OK`` that is
+  not a complete answer means taken and lost: the agent is let go (fail open) and the event is
+  never run a second time.
+
+Request: ``GK2`` / ``host<TAB>…`` / ``cwd<TAB>…`` / ``env<TAB>NAME=value``… / empty line / the
+raw payload; the client then shuts its side down. Reply: ``STALE``, ``OFF`` or ``ERR <what>``
+(not taken), or ``OK`` / the answer's length in bytes / the answer; each line ends with LF.
 """
 
 from __future__ import annotations
@@ -16,24 +39,118 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing would cost more than this whole client
+    from _socket import socket as Socket
     from typing import BinaryIO
 
-PROTOCOL = b"GK1"
+PROTOCOL = b"GK2"
 HOSTS = ("claude",)
-FORWARDED_PREFIXES = ("GOALKEEPER_", "CLAUDE_", "PI_TODONE_")
+FORWARDED_PREFIXES = ("GOALKEEPER_", "PI_TODONE_")
+FORWARDED_NAMES = ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+"""The only ``CLAUDE_*`` variables the engine reads; the others may hold tokens."""
+RUNTIME_DIR_VAR = "GOALKEEPER_RUNTIME_DIR"
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONNECT_TIMEOUT_S = 1.0
 ANSWER_TIMEOUT_S = 50.0  # below the 60 s hook timeout `goalkeeper install claude` sets
 STOP_ANSWER_TIMEOUT_S = 590.0  # a Stop may run a goal's verification: below its 600 s timeout
 SPAWN_THROTTLE_S = 10.0
+UNSAFE_FOLDER = "hook.runtime_unsafe"
+FOREIGN_SERVER = "hook.server_foreign"
+
+
+class ForeignServer(Exception):
+    """The process listening on the socket runs as another user (``uid``; -1: unknown)."""
+
+    def __init__(self, uid: int) -> None:
+        super().__init__(uid)
+        self.uid = uid
 
 
 def runtime_dir() -> str:
-    """A private per-user folder for sockets: ``$XDG_RUNTIME_DIR/goalkeeper`` or ``/tmp``."""
+    """The folder for sockets: ``$GOALKEEPER_RUNTIME_DIR`` (an absolute path), else
+    ``$XDG_RUNTIME_DIR/goalkeeper``, else ``/tmp/goalkeeper-<uid>``. It may not be private:
+    ``runtime_problem`` tells."""
+    override = os.environ.get(RUNTIME_DIR_VAR)
+    if override:
+        return override
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base):
         return os.path.join(base, "goalkeeper")
     return os.path.join("/tmp", f"goalkeeper-{os.getuid()}")
+
+
+def runtime_problem(directory: str) -> tuple[str, int, int] | None:
+    """Why ``directory`` is not private to this user, as (path, owner uid, ``st_mode``) of the
+    folder, or of its parent when another user could rename the folder away there; None when it
+    is private or does not exist yet. Two ``stat`` calls: this runs on every hook."""
+    uid = os.getuid()
+    parent = os.path.dirname(os.path.abspath(directory))
+    try:
+        st = os.stat(parent)  # the parent may be a symlink (macOS: /tmp → /private/tmp)
+    except OSError:
+        return None  # nothing to connect to; creating the folder will fail and say so
+    # 0o022: group or other may write; 0o1000: the sticky bit, which limits renames to owners
+    if st.st_uid not in (0, uid) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+        return parent, st.st_uid, st.st_mode
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return directory, -1, 0
+    # 0o170000: the file type bits; 0o040000: a directory (not a symlink to one)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != uid or st.st_mode & 0o077:
+        return directory, st.st_uid, st.st_mode
+    return None
+
+
+def make_runtime_dir(directory: str) -> tuple[str, int, int] | None:
+    """Create ``directory`` private to this user (atomically, mode 0700), or accept it when it
+    exists and is private; the problem otherwise, as ``runtime_problem`` says it."""
+    try:
+        os.mkdir(directory, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return directory, -1, 0
+    return runtime_problem(directory)
+
+
+def open_private(path: str, flags: int) -> int:
+    """A file descriptor for ``path`` in the runtime folder: never through a symlink, created
+    with mode 0600, and only if it is a regular file of this user (``O_NONBLOCK``: a FIFO
+    there cannot hang the open). Raises ``OSError``."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+    st = os.fstat(fd)
+    if st.st_mode & 0o170000 != 0o100000 or st.st_uid != os.getuid():  # a regular file
+        os.close(fd)
+        raise PermissionError(f"{path} is not a regular file of this user")
+    return fd
+
+
+def peer_credentials_supported() -> bool:
+    """Whether ``peer_uid`` can tell who is at the other end; the server path needs it."""
+    return sys.platform.startswith("linux") or sys.platform == "darwin"
+
+
+def peer_uid(sock: Socket) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket (for a client: the
+    server's, as it was when it called ``listen``); None when the platform cannot tell."""
+    import _socket
+
+    try:
+        if sys.platform.startswith("linux"):
+            # struct ucred {pid_t pid; uid_t uid; gid_t gid;}: three 32-bit fields
+            creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+            return int.from_bytes(creds[4:8], sys.byteorder) if len(creds) == 12 else None
+        if sys.platform == "darwin":
+            # SOL_LOCAL (0), LOCAL_PEERCRED (1) → struct xucred {u_int cr_version;
+            # uid_t cr_uid; short cr_ngroups; gid_t cr_groups[16];}, version 0
+            creds = sock.getsockopt(0, 1, 76)
+            if len(creds) >= 8 and int.from_bytes(creds[0:4], sys.byteorder) == 0:
+                return int.from_bytes(creds[4:8], sys.byteorder)
+    except OSError:
+        pass
+    return None
 
 
 def server_key(installation: str, project: str) -> str:
@@ -52,11 +169,15 @@ def socket_path(installation: str, project: str) -> str:
 
 
 def forwarded_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
-    """The variables that can change an answer (config, Claude Code's own settings)."""
+    """The variables that can change an answer: goalkeeper's (and pi-todone's) settings and
+    the two of Claude Code's the engine reads. Never the rest of ``CLAUDE_*`` (tokens)."""
     return {
         k: v
         for k, v in environ.items()
-        if k.startswith(FORWARDED_PREFIXES) and "\n" not in v and "\t" not in v and "\n" not in k
+        if (k.startswith(FORWARDED_PREFIXES) or k in FORWARDED_NAMES)
+        and "\n" not in v
+        and "\t" not in v
+        and "\n" not in k
     }
 
 
@@ -84,6 +205,11 @@ def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
     return host, cwd, env, payload
 
 
+def frame_answer(answer: bytes) -> bytes:
+    """What follows ``OK``: the answer's length, then the answer."""
+    return b"%d\n" % len(answer) + answer
+
+
 def run_client(
     args: list[str],
     stdin: BinaryIO | None = None,
@@ -102,26 +228,44 @@ def run_client(
     env = forwarded_env(os.environ)
     cwd = os.getcwd()
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
-    if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off":
-        timeout = STOP_ANSWER_TIMEOUT_S if b'"Stop"' in raw else ANSWER_TIMEOUT_S
-        request = encode_request(host, cwd, env, raw)
-        reply = ask_server(socket_path(sys.prefix, project), request, timeout)
-        if reply is not None:
-            out.write(reply)
-            out.flush()
-            return 0
-    from goalkeeper.hosts.dispatch import answer_in_process
+    spawn = False
+    transport: tuple[str, str, int, int] | None = None  # why the warm engine is off
+    if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off" and peer_credentials_supported():
+        directory = runtime_dir()
+        problem = runtime_problem(directory)
+        if problem is not None:
+            transport = (UNSAFE_FOLDER, *problem)
+        else:
+            path = os.path.join(directory, server_key(sys.prefix, project) + ".sock")
+            timeout = STOP_ANSWER_TIMEOUT_S if b'"Stop"' in raw else ANSWER_TIMEOUT_S
+            try:
+                reply = ask_server(path, encode_request(host, cwd, env, raw), timeout)
+            except ForeignServer as exc:
+                transport = (FOREIGN_SERVER, path, exc.uid, 0)
+            else:
+                if reply is not None:
+                    out.write(reply)
+                    out.flush()
+                    return 0
+                spawn = True
+    try:
+        from goalkeeper.hosts.dispatch import answer_in_process
 
-    out.write(answer_in_process(host, raw, env, cwd, spawn=True))
+        answer = answer_in_process(host, raw, env, cwd, spawn=spawn, transport=transport)
+    except Exception:  # the engine cannot even be imported (a broken install): still JSON
+        answer = _NO_ENGINE
+    out.write(answer)
     out.flush()
     return 0
 
 
 def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> bytes | None:
-    """The server's answer; None when no server took the request (connect failed, stale, off).
+    """The server's answer; None when no server took the request (connect failed, refused,
+    stale, off, or silent before ``OK``), so the caller handles it in-process.
 
-    A server that goes silent after taking the request is not retried in-process (the event
-    may already be applied): the answer then lets the agent go and says why."""
+    A request the server took (``OK``) is never retried in-process, since the event may already
+    be applied: an incomplete answer lets the agent go and says why. Raises ``ForeignServer``,
+    having sent nothing, when the listener runs as another user."""
     import _socket
 
     if not hasattr(_socket, "AF_UNIX"):  # no Unix sockets (Windows): always in-process
@@ -133,6 +277,9 @@ def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> 
             sock.connect(path)
         except OSError:
             return None
+        uid = peer_uid(sock)
+        if uid != os.getuid():
+            raise ForeignServer(-1 if uid is None else uid)
         chunks: list[bytes] = []
         try:
             sock.settimeout(timeout)
@@ -144,16 +291,28 @@ def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> 
                     break
                 chunks.append(chunk)
         except OSError:
-            if not chunks:
-                return _no_answer()
+            pass  # what arrived so far decides: nothing is "not taken", a part is "lost"
     finally:
         sock.close()
-    data = b"".join(chunks)
+    return decode_reply(b"".join(chunks))
+
+
+def decode_reply(data: bytes) -> bytes | None:
+    """The answer in a server's reply; None when the request was not taken; the fail-open
+    answer when it was taken and the answer is missing or incomplete."""
+    if not data or data.startswith((b"STALE\n", b"OFF\n", b"ERR ")):
+        return None
     if data.startswith(b"OK\n"):
-        return data[3:]
-    if not data or data.startswith((b"STALE\n", b"OFF\n")):
-        return None  # not taken (an engine exiting as we connected, stale code, switched off)
+        size, sep, answer = data[3:].partition(b"\n")
+        if sep and size.isdigit() and len(answer) == int(size):
+            return answer
     return _no_answer()
+
+
+_NO_ENGINE = (
+    b'{"systemMessage": "goalkeeper: internal error (the engine could not be loaded); '
+    b'the agent was not blocked."}'
+)
 
 
 def _no_answer() -> bytes:

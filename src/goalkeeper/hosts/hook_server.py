@@ -2,11 +2,17 @@
 
 One process per interpreter and project, started on demand by the hook client, exiting after
 ``idle_s`` without requests. It holds modules, plan parses and config in memory, which is what
-makes a hook cost little more than Python's start-up. Safety:
+makes a hook cost little more than Python's start-up. Safety (the protocol is described in
+``hook_client``):
+- it serves only from a runtime folder private to this user, and only where the platform can
+  tell who connects (peer credentials); its files there are opened without following a symlink,
+  with mode 0600, and its socket is created 0600;
+- a connection from a process of another user is closed without reading a byte;
 - an exclusive ``flock`` makes sure only one server per socket runs;
-- the socket lives in a 0700 folder with mode 0600: only the same user can talk to it;
 - if goalkeeper's own source files change (an upgrade, an editable checkout), the server answers
   ``STALE`` before doing anything, the client handles the event itself, and the server exits;
+- it answers ``OK`` when it takes a request, before the engine runs: a client that got ``OK``
+  never runs the event itself, so a server killed mid-event does not make it run twice;
 - each request runs in its own thread with its own database connection; SQLite's
   ``BEGIN IMMEDIATE`` serialises them exactly as it serialises separate hook processes.
 """
@@ -27,7 +33,13 @@ from goalkeeper.hosts.dispatch import answer_in_process
 from goalkeeper.hosts.hook_client import (
     MAX_INPUT_BYTES,
     decode_request,
+    frame_answer,
+    make_runtime_dir,
+    open_private,
+    peer_credentials_supported,
+    peer_uid,
     runtime_dir,
+    runtime_problem,
     socket_path,
 )
 
@@ -72,10 +84,20 @@ class HookServer:
         self.active = 0
         self.lock = threading.Lock()
         self.last_request = time.monotonic()
+        self.uid = os.getuid()
 
     def serve(self) -> int:
-        os.makedirs(runtime_dir(), mode=0o700, exist_ok=True)
-        lock_fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        """Serve until idle or stale: 0; 1 (and why, on stderr) when it may not serve here."""
+        refused = refusal()
+        lock_fd = -1
+        if refused is None:
+            try:
+                lock_fd = open_private(self.path + ".lock", os.O_RDWR | os.O_CREAT)
+            except OSError as exc:
+                refused = f"cannot open {self.path}.lock ({exc})"
+        if refused is not None:
+            sys.stderr.write(f"goalkeeper serve: {refused}; not serving\n")
+            return 1
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -84,13 +106,18 @@ class HookServer:
         _warm_up()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            if os.path.exists(self.path):
+            try:
                 os.unlink(self.path)
-            listener.bind(self.path)
-            os.chmod(self.path, 0o600)
+            except FileNotFoundError:
+                pass
+            umask = os.umask(0o177)  # bind creates the socket 0600; no thread runs yet
+            try:
+                listener.bind(self.path)
+            finally:
+                os.umask(umask)
             listener.listen(128)
             listener.settimeout(0.5)
-            _write(self.path + ".pid", str(os.getpid()))
+            _write_private(self.path + ".pid", str(os.getpid()))
             self._loop(listener)
         finally:
             listener.close()
@@ -112,6 +139,9 @@ class HookServer:
                 if idle:
                     return
                 continue
+            if peer_uid(conn) != self.uid:
+                conn.close()  # another user's process: not a byte is read from it
+                continue
             with self.lock:
                 self.active += 1
                 self.last_request = time.monotonic()
@@ -121,38 +151,71 @@ class HookServer:
 
     def _serve_one(self, conn: socket.socket) -> None:
         try:
-            conn.settimeout(30)
-            data = _read_all(conn, MAX_INPUT_BYTES + 65536)
-            host, cwd, env, payload = decode_request(data)
-            if self.watcher.changed():
-                self.stopping.set()
-                conn.sendall(b"STALE\n")
-                return
-            if load_config(self.project, env).server == "off":
-                self.stopping.set()
-                conn.sendall(b"OFF\n")
-                return
-            conn.sendall(b"OK\n" + answer_in_process(host, payload, env, cwd))
-        except Exception as exc:  # the client falls back or fails open
-            try:
-                conn.sendall(b"ERR " + type(exc).__name__.encode() + b"\n")
-            except OSError:
-                pass
+            request = self._take(conn)
+            if request is not None:
+                host, cwd, env, payload = request
+                conn.sendall(frame_answer(answer_in_process(host, payload, env, cwd)))
+        except OSError:
+            pass  # the client is gone; having had OK, it let the agent go without a retry
         finally:
             conn.close()
             with self.lock:
                 self.active -= 1
                 self.last_request = time.monotonic()
 
+    def _take(self, conn: socket.socket) -> tuple[str, str, dict[str, str], bytes] | None:
+        """The request, once ``OK`` told the client it is taken (raises ``OSError`` when the
+        client is gone by then); None when it is not taken and the client handles it itself."""
+        try:
+            conn.settimeout(30)
+            data = _read_all(conn, MAX_INPUT_BYTES + 65536)
+            host, cwd, env, payload = decode_request(data)
+            if self.watcher.changed():
+                self.stopping.set()
+                conn.sendall(b"STALE\n")
+                return None
+            if load_config(self.project, env).server == "off":
+                self.stopping.set()
+                conn.sendall(b"OFF\n")
+                return None
+        except Exception as exc:  # not taken: the engine has not run, the client may run it
+            try:
+                conn.sendall(b"ERR " + type(exc).__name__.encode() + b"\n")
+            except OSError:
+                pass
+            return None
+        conn.sendall(b"OK\n")
+        return host, cwd, env, payload
+
 
 def serve(project: Path, idle_s: float) -> int:
     return HookServer(project, idle_s).serve()
 
 
+def refusal() -> str | None:
+    """Why no engine may serve from here (None: it may), creating the runtime folder if need be."""
+    if not peer_credentials_supported():
+        return f"this platform ({sys.platform}) cannot tell which user connects to a socket"
+    problem = make_runtime_dir(runtime_dir())
+    if problem is None:
+        return None
+    path, uid, mode = problem
+    return f"{path} is not private to this user (owner uid {uid}, mode {mode:o})"
+
+
 def server_pid(project: Path) -> int | None:
+    """The pid of the engine serving ``project``; None when none runs, or when the runtime
+    folder is not private (its pid file could then name any process)."""
+    if not peer_credentials_supported() or runtime_problem(runtime_dir()) is not None:
+        return None
     try:
-        with open(socket_path(sys.prefix, str(project)) + ".pid", encoding="utf-8") as f:
-            pid = int(f.read().strip())
+        fd = open_private(socket_path(sys.prefix, str(project)) + ".pid", os.O_RDONLY)
+        try:
+            pid = int(os.read(fd, 64).decode().strip())
+        finally:
+            os.close(fd)
+        if pid <= 0:  # 0 and -n would signal process groups
+            return None
         os.kill(pid, 0)
     except (OSError, ValueError):
         return None
@@ -179,8 +242,18 @@ def _read_all(conn: socket.socket, limit: int) -> bytes:
         chunks.append(chunk)
 
 
-def _write(path: str, text: str) -> None:
+def _write_private(path: str, text: str) -> None:
+    """Atomically: a new temporary file (``O_EXCL``, never through a symlink, mode 0600)
+    renamed over ``path``."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = open_private(tmp, flags)
+    except FileExistsError:  # left behind by a killed process that had this pid
+        os.unlink(tmp)
+        fd = open_private(tmp, flags)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
     os.replace(tmp, path)

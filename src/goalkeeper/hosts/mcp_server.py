@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from goalkeeper.config import load_config
 from goalkeeper.core.messages import render
+from goalkeeper.core.sanitize import scrub_json
 from goalkeeper.core.todos import TOOL_SCHEMA
 from goalkeeper.core.values import Action, Advise, Block, Capability, Reply, ToolCall
 from goalkeeper.store.db import Store
@@ -249,7 +250,7 @@ def serve(project: Path) -> int:
         if params.name not in known:
             text, error = f"goalkeeper: no tool named {params.name!r}", True
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
-        arguments = dict(params.arguments or {})
+        arguments = scrub_json(dict(params.arguments or {}))  # no lone surrogate, no NUL
         dialogs = can_elicit(ctx)
         outcome = answered_form(params)  # the retry of a call whose form the client showed
         # a re-run test may take minutes: keep the event loop free for the protocol

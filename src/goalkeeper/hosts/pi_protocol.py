@@ -19,7 +19,8 @@ Python → extension::
 ``ctx`` is what the extension could read from Pi's context: ``cwd``, ``sessionId``,
 ``sessionFile``, ``hasUI``, ``idle``, ``pending``, ``usage`` ({tokens, contextWindow,
 percent}), or ``{"stale": true}`` once Pi disposed it. Lines are split on LF only: Node's
-``JSON.stringify`` leaves U+2028/U+2029 unescaped, and they are not line breaks here.
+``JSON.stringify`` leaves U+2028/U+2029 unescaped, and they are not line breaks here. Every lone
+surrogate and NUL in a decoded line is replaced by U+FFFD.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from goalkeeper.core.sanitize import scrub_json
 
 PROTOCOL = 1
 MAX_LINE_BYTES = 8 * 1024 * 1024  # an event with a long transcript slice is still far below
@@ -82,6 +85,7 @@ def parse_line(line: bytes) -> Incoming:
         raise ProtocolError(f"not JSON: {exc}") from None
     except RecursionError:
         raise ProtocolError("JSON nested too deeply") from None
+    obj = scrub_json(obj, line)  # a lone surrogate or a NUL becomes U+FFFD, not a crash later
     if not isinstance(obj, dict):
         raise ProtocolError("not a JSON object")
     raw_id = obj.get("id")

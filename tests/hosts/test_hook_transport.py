@@ -1,0 +1,566 @@
+"""The hook transport: a private runtime folder, peer credentials, only goalkeeper's variables on
+the wire, and an event that runs exactly once even when the warm engine dies mid-event."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.hosts.hook_client import (
+    FORWARDED_NAMES,
+    PROTOCOL,
+    _no_answer,
+    ask_server,
+    decode_reply,
+    decode_request,
+    encode_request,
+    forwarded_env,
+    frame_answer,
+    make_runtime_dir,
+    open_private,
+    peer_uid,
+    runtime_dir,
+    runtime_problem,
+    server_key,
+)
+from goalkeeper.hosts.hook_server import server_pid
+
+pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
+
+STOP = json.dumps(
+    {"hook_event_name": "Stop", "session_id": "s", "last_assistant_message": "[PDCA] do"}
+).encode()
+START = json.dumps(
+    {"hook_event_name": "SessionStart", "session_id": "s", "source": "startup"}
+).encode()
+
+
+def clean_env(project: Path, runtime: Path, **extra: str) -> dict[str, str]:
+    """This process's environment without goalkeeper's or Claude Code's variables (CLAUDECODE
+    would mark the commands as the agent's), plus the project, the runtime folder and ``extra``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GOALKEEPER_", "CLAUDE", "PI_TODONE_", "XDG_RUNTIME_DIR"))
+    }
+    env.update(
+        CLAUDE_PROJECT_DIR=str(project),
+        GOALKEEPER_RUNTIME_DIR=str(runtime),
+        GOALKEEPER_SERVER="auto",
+        GOALKEEPER_SERVER_IDLE_S="60",
+    )
+    env.update(extra)
+    return env
+
+
+def stop_engine(project: Path, env: dict[str, str]) -> None:
+    """Stop an engine a hook may have started for ``project`` (by its pid file)."""
+    subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(project), "server", "stop"],
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def run_hook(
+    project: Path, env: dict[str, str], payload: bytes, timeout: float = 60
+) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "hook", "claude"],
+        input=payload,
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def sock_path(runtime: Path, project: Path) -> Path:
+    return runtime / (server_key(sys.prefix, str(project)) + ".sock")
+
+
+@contextmanager
+def warm_server(project: Path, env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``goalkeeper serve`` for ``project``, listening; stopped through its handle on exit."""
+    path = sock_path(Path(env["GOALKEEPER_RUNTIME_DIR"]), project)
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "goalkeeper",
+                "serve",
+                "--project",
+                str(project),
+                "--idle",
+                "60",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=project,
+            env=env,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not (path.exists() and Path(f"{path}.pid").exists()):
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.02)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+class FakeServer:
+    """A listener at a socket path that records what it reads and sends a fixed reply."""
+
+    def __init__(self, path: Path, reply: bytes) -> None:
+        self.reply = reply
+        self.requests: list[bytes] = []
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(str(path))
+        self.listener.listen(8)
+        self.listener.settimeout(30)
+        self.thread = threading.Thread(target=self._serve_one, daemon=True)
+        self.thread.start()
+
+    def _serve_one(self) -> None:
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        with conn:
+            chunks = []
+            while chunk := conn.recv(65536):
+                chunks.append(chunk)
+            self.requests.append(b"".join(chunks))
+            if self.reply:
+                conn.sendall(self.reply)
+
+    def close(self) -> None:
+        self.listener.close()
+        self.thread.join(timeout=10)
+
+
+# -- the private runtime folder --------------------------------------------------------------
+
+
+def test_runtime_dir_follows_the_override_then_xdg_then_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GOALKEEPER_RUNTIME_DIR wins; else $XDG_RUNTIME_DIR/goalkeeper; else /tmp/goalkeeper-<uid>."""
+    monkeypatch.delenv("GOALKEEPER_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    assert runtime_dir() == str(tmp_path / "goalkeeper")
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    assert runtime_dir() == f"/tmp/goalkeeper-{os.getuid()}"
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(tmp_path / "rt"))
+    assert runtime_dir() == str(tmp_path / "rt")
+
+
+def test_a_new_runtime_folder_is_created_private(tmp_path: Path) -> None:
+    """A missing folder is no problem yet; creating it gives a 0700 directory that passes."""
+    folder = tmp_path / "rt"
+    assert runtime_problem(str(folder)) is None
+    assert make_runtime_dir(str(folder)) is None
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert make_runtime_dir(str(folder)) is None  # an existing private folder is fine
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o755, 0o750, 0o701, 0o770])
+def test_a_folder_others_can_open_is_refused(tmp_path: Path, mode: int) -> None:
+    """Any group or other permission bit makes the folder not private, named with its mode."""
+    folder = tmp_path / "rt"
+    folder.mkdir()
+    folder.chmod(mode)
+    problem = runtime_problem(str(folder))
+    assert problem is not None and problem[0] == str(folder) and problem[2] & 0o777 == mode
+    assert make_runtime_dir(str(folder)) == problem
+
+
+def test_a_symlink_or_a_file_is_not_a_runtime_folder(tmp_path: Path) -> None:
+    """A symlink to a private folder is refused (lstat), and so is a regular file."""
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "rt"
+    link.symlink_to(real)
+    assert runtime_problem(str(link)) is not None
+    plain = tmp_path / "plain"
+    plain.write_text("x")
+    plain.chmod(0o600)
+    assert runtime_problem(str(plain)) is not None
+
+
+def test_a_parent_others_may_write_needs_the_sticky_bit(tmp_path: Path) -> None:
+    """In a parent anyone may write, only the sticky bit keeps others from renaming it away."""
+    parent = tmp_path / "shared"
+    parent.mkdir()
+    folder = parent / "rt"
+    folder.mkdir(mode=0o700)
+    parent.chmod(0o777)
+    problem = runtime_problem(str(folder))
+    assert problem is not None and problem[0] == str(parent)
+    parent.chmod(0o1777)
+    assert runtime_problem(str(folder)) is None
+
+
+def test_files_in_the_folder_are_never_opened_through_a_symlink(tmp_path: Path) -> None:
+    """``open_private`` refuses a symlink and creates new files with mode 0600."""
+    target = tmp_path / "precious.txt"
+    target.write_text("precious\n")
+    (tmp_path / "x.spawn").symlink_to(target)
+    with pytest.raises(OSError):
+        open_private(str(tmp_path / "x.spawn"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    assert target.read_text() == "precious\n"
+    fd = open_private(str(tmp_path / "x.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    os.close(fd)
+    assert (tmp_path / "x.log").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_planted_spawn_symlink_is_not_followed_and_no_server_starts(tmp_path: Path) -> None:
+    """A symlink at the spawn stamp (even in a private folder): the hook answers in-process,
+    the target is untouched, and no engine is started."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    target = tmp_path / "precious.txt"
+    target.write_text("precious\n")
+    Path(f"{sock_path(runtime, project)}.spawn").symlink_to(target)
+    answer = run_hook(project, clean_env(project, runtime), STOP)
+    assert answer.get("decision") == "block"  # the engine's real answer, in-process
+    assert target.read_text() == "precious\n"
+    time.sleep(0.5)
+    assert not sock_path(runtime, project).exists()
+
+
+def test_an_unsafe_folder_means_in_process_with_a_warning_at_session_start(
+    tmp_path: Path,
+) -> None:
+    """A 0777 runtime folder: the client never connects (a listener there gets nothing), starts
+    no engine, and its SessionStart answer names the folder."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir()
+    runtime.chmod(0o777)
+    fake = FakeServer(sock_path(runtime, project), b"OK\n2\n{}")
+    try:
+        env = clean_env(project, runtime, GOALKEEPER_LANG="en")
+        answer = run_hook(project, env, START)
+        assert str(runtime) in str(answer["systemMessage"])
+        assert "0777" in str(answer["systemMessage"])
+        assert run_hook(project, env, STOP).get("decision") == "block"  # in-process
+    finally:
+        fake.close()
+    assert fake.requests == []
+    assert sorted(p.name for p in runtime.iterdir()) == [sock_path(runtime, project).name]
+
+
+def test_the_server_refuses_to_serve_from_an_unsafe_folder(tmp_path: Path) -> None:
+    """``goalkeeper serve`` in a folder others can open exits 1, says why, and binds nothing."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir()
+    runtime.chmod(0o755)
+    proc = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "serve", "--project", str(project), "--idle", "5"],
+        capture_output=True,
+        env=clean_env(project, runtime),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert b"not private" in proc.stderr and os.fsencode(runtime) in proc.stderr
+    assert list(runtime.iterdir()) == []
+
+
+def test_server_pid_ignores_an_unsafe_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pid file in a folder others can write names nothing (``server stop`` would signal it)."""
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(runtime))
+    Path(f"{sock_path(runtime, tmp_path)}.pid").write_text(str(os.getpid()))
+    assert server_pid(tmp_path) == os.getpid()
+    runtime.chmod(0o777)
+    assert server_pid(tmp_path) is None
+
+
+# -- peer credentials and forwarded variables ------------------------------------------------
+
+
+def test_peer_uid_is_this_users_on_a_socket_pair() -> None:
+    """On Linux and macOS both ends of a socket pair report this process's uid."""
+    if not (sys.platform.startswith("linux") or sys.platform == "darwin"):
+        pytest.skip("peer credentials are read on Linux and macOS only")
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    with a, b:
+        assert peer_uid(a) == os.getuid() == peer_uid(b)
+
+
+def test_only_goalkeepers_variables_are_forwarded() -> None:
+    """GOALKEEPER_*, PI_TODONE_* and the two Claude Code variables the engine reads; never a
+    token or any other CLAUDE_* variable."""
+    environ = {
+        "GOALKEEPER_LANG": "zh",
+        "PI_TODONE_STALL_THRESHOLD": "3",
+        "CLAUDE_PROJECT_DIR": "/p",
+        "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "50",
+        "CLAUDE_CODE_OAUTH_TOKEN": "canary",
+        "CLAUDE_CODE_SESSION_ID": "sess",
+        "CLAUDECODE": "1",
+        "ANTHROPIC_API_KEY": "canary",
+        "HOME": "/root",
+    }
+    assert set(forwarded_env(environ)) == {
+        "GOALKEEPER_LANG",
+        "PI_TODONE_STALL_THRESHOLD",
+        *FORWARDED_NAMES,
+    }
+
+
+def test_the_client_sends_no_token_to_the_server(tmp_path: Path) -> None:
+    """Over the wire, the request holds the project and goalkeeper's variables, no token; the
+    server's complete answer is printed as is."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    reply = b'{"systemMessage": "from the server"}'
+    fake = FakeServer(sock_path(runtime, project), b"OK\n" + frame_answer(reply))
+    env = clean_env(
+        project,
+        runtime,
+        CLAUDE_CODE_OAUTH_TOKEN="canary-token",
+        CLAUDE_CODE_SESSION_ID="canary-session",
+        ANTHROPIC_API_KEY="canary-key",
+        CLAUDE_CODE_STOP_HOOK_BLOCK_CAP="50",
+    )
+    try:
+        answer = run_hook(project, env, STOP)
+    finally:
+        fake.close()
+    assert answer == {"systemMessage": "from the server"}
+    (request,) = fake.requests
+    assert b"canary" not in request
+    host, cwd, sent, payload = decode_request(request)
+    assert (host, cwd, payload) == ("claude", str(project), STOP)
+    assert sent["CLAUDE_PROJECT_DIR"] == str(project)
+    assert sent["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] == "50"
+    assert sent["GOALKEEPER_RUNTIME_DIR"] == str(runtime)
+
+
+# -- exactly once ----------------------------------------------------------------------------
+
+
+def test_request_and_reply_framing_round_trip() -> None:
+    """A request decodes to what was encoded; an answer framed after OK comes back whole."""
+    request = encode_request("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
+    assert request.startswith(PROTOCOL + b"\n")
+    assert decode_request(request) == ("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
+    assert decode_reply(b"OK\n" + frame_answer(b'{"a": 1}')) == b'{"a": 1}'
+    assert decode_reply(b"OK\n" + frame_answer(b"")) == b""
+
+
+@pytest.mark.parametrize("reply", [b"", b"STALE\n", b"OFF\n", b"ERR ValueError\n"])
+def test_not_taken_means_handled_in_process(reply: bytes) -> None:
+    """Nothing back, or a refusal before OK: not taken, so the caller may run the event."""
+    assert decode_reply(reply) is None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [b"OK\n", b"OK\n14\n", b'OK\n14\n{"decision"', b"OK\n2\n{}}", b"OK\nxx\n{}", b"O", b"garbage"],
+)
+def test_taken_but_incomplete_lets_the_agent_go_without_a_retry(reply: bytes) -> None:
+    """Something came back but no complete answer: the fail-open answer, never a retry."""
+    assert decode_reply(reply) == _no_answer()
+    assert json.loads(_no_answer())["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (b"OK\n" + frame_answer(b"{}"), b"{}"),
+        (b"OK\n", _no_answer()),
+        (b"OK\n9\n{", _no_answer()),
+        (b"ERR ValueError\n", None),
+        (b"", None),
+    ],
+)
+def test_ask_server_over_a_real_socket(
+    tmp_path: Path, reply: bytes, expected: bytes | None
+) -> None:
+    """The client reads the whole reply and decides from it; a listener that answers nothing
+    was not taken."""
+    path = tmp_path / "s.sock"
+    fake = FakeServer(path, reply)
+    try:
+        assert ask_server(str(path), b"GK2\nhost\tclaude\n\n{}", timeout=10) == expected
+    finally:
+        fake.close()
+    assert fake.requests == [b"GK2\nhost\tclaude\n\n{}"]
+
+
+def test_a_server_silent_after_ok_is_not_retried_in_process(tmp_path: Path) -> None:
+    """OK and then nothing: the hook prints the fail-open answer and does not run the event
+    itself (no state is written for the project)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    fake = FakeServer(sock_path(runtime, project), b"OK\n")
+    try:
+        answer = run_hook(project, clean_env(project, runtime), STOP)
+    finally:
+        fake.close()
+    assert answer == json.loads(_no_answer())
+    assert not (project / ".goalkeeper").exists()
+
+
+def test_a_request_the_server_did_not_take_is_answered_in_process(tmp_path: Path) -> None:
+    """A listener that closes without a word: the hook answers in-process (the engine ran)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    fake = FakeServer(sock_path(runtime, project), b"")
+    env = clean_env(project, runtime)
+    try:
+        answer = run_hook(project, env, STOP)
+    finally:
+        fake.close()
+        time.sleep(0.5)  # the hook started an engine in the background: stop it
+        stop_engine(project, env)
+    assert answer.get("decision") == "block"
+    assert (project / ".goalkeeper").is_dir()
+
+
+def test_a_spawned_engine_keeps_only_private_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first hook creates the folder 0700 and starts an engine; the next hook is answered
+    by it; every file in the folder (socket, lock, pid, spawn stamp, log) has mode 0600."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    env = clean_env(project, runtime)
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(runtime))
+    try:
+        run_hook(project, env, START)
+        deadline = time.monotonic() + 30
+        while server_pid(project) is None:
+            assert time.monotonic() < deadline, "no engine started"
+            time.sleep(0.05)
+        answer = run_hook(project, env, STOP)
+        assert answer.get("decision") == "block"
+        modes = {p.name.rsplit(".", 1)[-1]: p.lstat().st_mode & 0o7777 for p in runtime.iterdir()}
+    finally:
+        stop_engine(project, env)
+    assert runtime.stat().st_mode & 0o7777 == 0o700
+    expected = dict.fromkeys(("sock", "lock", "pid", "spawn", "log"), 0o600)
+    assert modes == expected, modes
+    assert server_pid(project) is None
+
+
+def test_the_warm_engine_answers_hostile_input_like_the_in_process_path(tmp_path: Path) -> None:
+    """Lone surrogates reach the engine through the socket too: the same answers as in-process,
+    not "did not answer in time"; a request of an older protocol is refused, not taken."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    env = clean_env(project, runtime, GOALKEEPER_LANG="en")
+    payloads = [
+        b'{"hook_event_name":"X\\ud800","session_id":"s1"}',
+        b'{"hook_event_name":"PreToolUse","session_id":"s\\udc00","tool_name":'
+        b'"mcp__goalkeeper__todo","tool_input":{"action":"list","x":"\\ud83d"}}',
+    ]
+    with warm_server(project, env, tmp_path / "engine.log"):
+        warm = [run_hook(project, env, payload) for payload in payloads]
+        old = b"GK1\nhost\tclaude\ncwd\t" + os.fsencode(project) + b"\n\n" + payloads[0]
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(30)
+            conn.connect(str(sock_path(runtime, project)))
+            conn.sendall(old)
+            conn.shutdown(socket.SHUT_WR)
+            refused = conn.recv(1024)
+    cold = [run_hook(project, {**env, "GOALKEEPER_SERVER": "off"}, p) for p in payloads]
+    assert warm == cold
+    assert "X\ufffd" in str(warm[0]["systemMessage"])
+    assert refused.startswith(b"ERR ") and decode_reply(refused) is None
+    assert not Path(f"{sock_path(runtime, project)}.spawn").exists()  # no request fell back
+
+
+def test_a_server_killed_mid_stop_runs_the_goal_verification_exactly_once(
+    tmp_path: Path,
+) -> None:
+    """Audit defect 7: the warm engine takes a Stop, starts the goal's verify command and is
+    killed with SIGKILL. The hook prints valid JSON, and the command ran once, not twice."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / "rt"
+    env = clean_env(project, runtime)
+    verify = "sh -c 'echo run >> runs.txt; sleep 3; exit 1'"
+    subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "goal", "set", "ship it", "--verify", verify],
+        cwd=project,
+        env={**env, "GOALKEEPER_SERVER": "off"},
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    runs = project / "runs.txt"
+    (tmp_path / "stop.json").write_bytes(STOP)
+    with (
+        warm_server(project, env, tmp_path / "engine.log") as server,
+        open(tmp_path / "stop.json", "rb") as payload,
+    ):
+        hook = subprocess.Popen(
+            [sys.executable, "-m", "goalkeeper", "hook", "claude"],
+            stdin=payload,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env=env,
+        )
+        deadline = time.monotonic() + 30
+        while not (runs.exists() and runs.read_text()):
+            if time.monotonic() > deadline:
+                hook.kill()
+                pytest.fail("the goal's verify command never ran: is the goal held for approval?")
+            time.sleep(0.02)
+        os.kill(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+        out, err = hook.communicate(timeout=60)
+    assert hook.returncode == 0 and b"Traceback" not in err, err
+    assert json.loads(out) == json.loads(_no_answer())
+    time.sleep(3.5)  # the orphaned verify command finishes; a retry would have added a line
+    assert runs.read_text() == "run\n"
