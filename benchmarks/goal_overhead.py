@@ -3,11 +3,12 @@
 Budget: ≤ 10 ms. Measured in the process that handles the event, as the warm engine does it
 (``answer_in_process``), interleaved: a Stop in a project without a goal, a Stop in the same
 kind of project with an active goal whose verify command is ``true`` (so that nearly all of
-the command's cost is starting ``/bin/sh``), and ``/bin/sh -c true`` alone through the same
-runner. overhead = median(goal) − median(no goal) − median(sh -c true). Each goal Stop reads
-GOAL.md, runs the command, fingerprints the project's test files (20 of them) for the tamper
-check, writes GOAL.md's update and journals; criteria stay open so every Stop takes the same
-path (a continuation asking to close them).
+the command's cost is starting a process), and ``true`` alone through the same runner.
+overhead = median(goal) − median(no goal) − median(true). Each goal Stop reads
+GOAL.md and the approved promise (the goal is set as the user sets it, so it is approved), runs
+the command (as an argument vector: ``true`` itself, the baseline), fingerprints the project's
+test files (20 of them) for the tamper check, writes GOAL.md's update and journals; criteria
+stay open so every Stop takes the same path (a continuation asking to close them).
 
 Run: .venv/bin/python benchmarks/goal_overhead.py [--reps 40] [--json]
 """
@@ -48,13 +49,17 @@ def make_project(root: Path, with_goal: bool) -> Path:
         from goalkeeper.core.messages import make_say
         from goalkeeper.core.values import SetGoal
         from goalkeeper.engine.goal_io import apply_goal_actions
+        from goalkeeper.store.db import Store
 
+        store = Store(root)
         apply_goal_actions(
             [SetGoal("the checks pass", ("true",), (), (), "cli")],
             root,
             make_say("en"),
             time.time(),
+            store,
         )
+        store.close()
     return root
 
 
@@ -85,7 +90,7 @@ def shell_case(project: Path) -> Callable[[], float]:
 
     def case() -> float:
         started = time.perf_counter()
-        runner.run(["/bin/sh", "-c", "true"], cwd=project, timeout_s=30)
+        runner.run(["true"], cwd=project, timeout_s=30)
         return time.perf_counter() - started
 
     return case
@@ -105,7 +110,7 @@ def main() -> int:
         cases = {
             "Stop without a goal": stop_case(plain, {**env, "CLAUDE_PROJECT_DIR": str(plain)}),
             "Stop with an active goal": stop_case(goal, {**env, "CLAUDE_PROJECT_DIR": str(goal)}),
-            "/bin/sh -c true": shell_case(goal),
+            "true (the command alone)": shell_case(goal),
         }
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
         final = json.loads(((goal / ".agents" / "goal" / "GOAL.md").exists() and "true") or "false")
@@ -113,7 +118,7 @@ def main() -> int:
     overhead = (
         stats["Stop with an active goal"].median
         - stats["Stop without a goal"].median
-        - stats["/bin/sh -c true"].median
+        - stats["true (the command alone)"].median
     ) * 1000
     result = {
         "machine": _bench.machine(),

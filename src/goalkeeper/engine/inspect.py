@@ -15,14 +15,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goalkeeper.config import Config
-from goalkeeper.core.argv import decide_rerun
 from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, VerifyRun
-from goalkeeper.engine.git import read_changed_files
-from goalkeeper.engine.ports import Completed, Runner
-from goalkeeper.store.project import declared_test_commands
-from goalkeeper.store.safe_read import resolves_within
+
+if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
+    from goalkeeper.engine.ports import Completed, Runner
 
 
 def gather_facts(
@@ -30,6 +29,8 @@ def gather_facts(
 ) -> Facts:
     files = tuple(_file_fact(project, path) for path in request.files)
     if files:
+        from goalkeeper.engine.git import read_changed_files
+
         changed = read_changed_files(project, [f.path for f in files], runner)
         if changed is not None:
             files = tuple(
@@ -55,6 +56,8 @@ def gather_facts(
 
 def allowed_commands(project: Path, config: Config) -> tuple[str, ...]:
     """The commands goalkeeper may re-run as evidence (each with test-selection arguments)."""
+    from goalkeeper.store.project import declared_test_commands
+
     declared = (config.test_command,) if config.test_command else declared_test_commands(project)
     return (*config.evidence_commands, *declared)
 
@@ -82,6 +85,9 @@ def _file_fact(project: Path, path: str) -> FileFact:
 def _command_fact(
     cmd: str, allowed: tuple[str, ...], project: Path, config: Config, runner: Runner
 ) -> CommandFact:
+    from goalkeeper.core.argv import decide_rerun
+    from goalkeeper.store.safe_read import resolves_within
+
     def inside(path: str) -> bool:  # a test path must resolve (symlinks too) in the project
         full = path if os.path.isabs(path) else os.path.join(project, path)
         return resolves_within(full, project)

@@ -7,14 +7,14 @@ runs commands through a ``Runner``. ``goalkeeper.testing`` ships fakes for both.
 from __future__ import annotations
 
 import os
-import selectors
-import signal
-import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # subprocess, selectors and signal cost ~5 ms to import: only when running
+    import subprocess
 
 
 class Clock(Protocol):
@@ -71,6 +71,8 @@ class SubprocessRunner:
         self.tail_chars = tail_chars
 
     def run(self, argv: Sequence[str], *, cwd: Path, timeout_s: float) -> Completed:
+        import subprocess
+
         args = tuple(argv)
         try:
             proc = subprocess.Popen(
@@ -119,6 +121,8 @@ class _Tail:
 def _pump(proc: subprocess.Popen[bytes], tail: _Tail, deadline: float) -> bool:
     """Read the output until the command's process has ended and the pipe is closed (or the
     linger after the end runs out); True if the deadline came first."""
+    import selectors
+
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     with selectors.DefaultSelector() as sel:
@@ -166,6 +170,8 @@ def _has_ended(proc: subprocess.Popen[bytes]) -> bool:
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL whatever is left of the command's process group (its session leader included)."""
+    import signal
+
     if proc.returncode is not None:  # already reaped: its pid may belong to someone else now
         return
     try:
@@ -176,6 +182,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 def _drain(proc: subprocess.Popen[bytes], tail: _Tail) -> None:
     """Read what is left in the pipe for at most ``DRAIN_S``, then close it."""
+    import selectors
+
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     deadline = time.monotonic() + DRAIN_S
