@@ -387,3 +387,34 @@ def test_a_fine_goal_names_no_route_and_starts_none(sup: Supervisor) -> None:
     sup.handle([UserPrompt("s", "go on"), BeforeAgentStart("s")])
     settle(sup)
     assert workflow_records(sup) == []
+
+
+def test_on_a_host_that_can_ask_a_held_change_is_approved_or_kept_by_the_user(
+    tmp_path: Path, outputs: Outputs
+) -> None:
+    """Pi can ask: an edited verify command is held (nothing runs) and the user is asked,
+    keeping their goal by default; "approve" records the change, and the next stop runs it."""
+    from goalkeeper.core.values import Ask, Choice
+
+    (tmp_path / "tests").mkdir()
+    sup = Supervisor(
+        tmp_path,
+        Config(no_plan="silent", lang="en"),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES | {"ask"},
+        clock=FakeClock(),
+        runner=FakeRunner(outputs),
+    )
+    say_goal(sup)
+    path = tmp_path / ".agents" / "goal" / "GOAL.md"
+    path.write_text(path.read_text("utf-8").replace("- pytest -q", "- pytest -q -x"), "utf-8")
+    held = settle(sup)
+    asks = [a for a in held if isinstance(a, Ask)]
+    assert kinds(held) == ["Pause"] and outputs.runs == 0
+    assert len(asks) == 1 and asks[0].default == "keep"
+    kept = sup.handle([Choice("s", asks[0].key, "keep")]).actions
+    assert "verify: pytest -q" in text(kept) and outputs.runs == 0
+    approved = sup.handle([Choice("s", asks[0].key, "approve")]).actions
+    assert "approved" in text(approved, Notify)
+    settle(sup)
+    assert outputs.runs == 1  # the approved command ran

@@ -236,3 +236,28 @@ def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
         advised += [i for a in verdict.actions if isinstance(a, Advise)]
         state, goal = verdict.state or state, _written(goal, verdict)
     assert advised == [3]
+
+
+def test_the_agent_can_ask_the_user_to_approve_through_goal_approval() -> None:
+    """`goal_approval`: a form for the user where the host can show one (its answer comes back
+    as the host's `_outcome`), else the way to `goalkeeper goal approve`; nothing when nothing
+    is held."""
+    from goalkeeper.core.values import Reply, ToolCall
+
+    changed = replace(GOAL, verify=("pytest -q -x",))
+    caps = frozenset({"advise", "block", "ask"})
+    call = ToolCall("s", "goal_approval", {})
+    asked = guard.on_event(call, GoalState(), ctx_for(changed, capabilities=caps))
+    (reply,) = [a for a in asked.actions if isinstance(a, Reply)]
+    assert "+ verify: pytest -q -x" in reply.data["dialog"]["question"]  # type: ignore[index]
+    state = asked.state or GoalState()
+    assert state.asking == goal_digest(changed)
+    answer = {"source": "choice_selected", "answer": "Accept the change"}
+    approved = guard.on_event(
+        ToolCall("s", "goal_approval", {"_outcome": answer}), state, ctx_for(changed)
+    )
+    assert ApproveGoal(goal_digest(changed)) in approved.actions
+    no_ui = guard.on_event(call, GoalState(), ctx_for(changed))
+    assert "goalkeeper goal approve" in str(no_ui.actions[0].text)  # type: ignore[union-attr]
+    nothing = guard.on_event(call, GoalState(), ctx_for(GOAL, capabilities=caps))
+    assert "nothing to approve" in str(nothing.actions[0].text)  # type: ignore[union-attr]

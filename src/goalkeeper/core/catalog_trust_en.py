@@ -50,6 +50,19 @@ MESSAGES: dict[str, str] = {
         "is a proposal: nothing in it runs until the user approves it with "
         "`goalkeeper goal approve` in their own terminal."
     ),
+    "trust.goal.tool.description": (
+        "Ask the user to approve a change to the goal in .agents/goal/GOAL.md (its objective, "
+        "verify commands or acceptance criteria). You cannot approve it yourself: the user sees "
+        "what changed and decides. Use it only after you told them why the goal should change."
+    ),
+    "trust.goal.tool.nothing": "The goal in {path} is the one the user approved: nothing to approve.",
+    "trust.goal.tool.no_ui": (
+        "This host cannot show the user a form. Ask the user to review the change and run "
+        "`goalkeeper goal approve` in their own terminal."
+    ),
+    "trust.goal.tool.approved": "The user approved the goal as {path} holds it now; it is verified from the next stop.",
+    "trust.goal.tool.kept": "The user kept the goal they set. Restore {path} to it:\n{approved}",
+    "trust.goal.tool.question": "{diff}\n\nAccept this change to your goal?",
     "trust.verify.not_approved": "not approved by the user",
     # -- refused re-runs ----------------------------------------------------------------------
     "trust.rerun.shell": "goalkeeper runs commands without a shell; shell operators are not allowed",

@@ -42,6 +42,17 @@ MESSAGES: dict[str, str] = {
         "goalkeeper：目标已写入 {path}，但它是在 {agent} 的 shell 中设定的，因此只是一个提议："
         "在用户于自己的终端里运行 `goalkeeper goal approve` 批准之前，其中的任何内容都不会运行。"
     ),
+    "trust.goal.tool.description": (
+        "请用户批准对 .agents/goal/GOAL.md 中目标的改动（目标、验证命令或验收标准）。你不能自己批准："
+        "用户会看到改动内容并作出决定。请先向用户说明目标为何需要改动，再使用它。"
+    ),
+    "trust.goal.tool.nothing": "{path} 中的目标就是用户批准的那个：没有需要批准的内容。",
+    "trust.goal.tool.no_ui": (
+        "此宿主无法向用户显示表单。请让用户查看改动，并在自己的终端里运行 `goalkeeper goal approve`。"
+    ),
+    "trust.goal.tool.approved": "用户已按 {path} 当前内容批准了目标；从下一次停止起会验证它。",
+    "trust.goal.tool.kept": "用户保留了他们设定的目标。请把 {path} 恢复成它：\n{approved}",
+    "trust.goal.tool.question": "{diff}\n\n接受对你的目标的这个改动吗？",
     "trust.verify.not_approved": "未经用户批准",
     # -- refused re-runs ----------------------------------------------------------------------
     "trust.rerun.shell": "goalkeeper 运行命令时不经过 shell；不允许使用 shell 运算符",

@@ -20,6 +20,7 @@ from goalkeeper.core.plan import PlanDoc, detect_lang
 from goalkeeper.core.promise import Promise
 from goalkeeper.core.values import (
     Action,
+    ApproveGoal,
     Capability,
     Event,
     Facts,
@@ -125,7 +126,7 @@ class Supervisor:
     def _apply_files(self, outcome: Outcome) -> Outcome:
         """GOAL.md changes happen after the transaction (they may run for a while, and a
         failure there must not roll back the session); what they say is added to the answer."""
-        if not any(isinstance(a, SetGoal | WriteGoal) for a in outcome.actions):
+        if not any(isinstance(a, SetGoal | WriteGoal | ApproveGoal) for a in outcome.actions):
             return outcome
         lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
         said = apply_goal_actions(

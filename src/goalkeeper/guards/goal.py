@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from goalkeeper.core.goal import Goal, GoalDoc, GoalUpdate, has_progress_words
+from goalkeeper.core.goal_tool import NAME as GOAL_APPROVAL
 from goalkeeper.core.markers import parse_goal_blocked
 from goalkeeper.core.promise import Held, judge_goal, trusted_goal
 from goalkeeper.core.values import (
@@ -39,6 +40,7 @@ from goalkeeper.core.values import (
     SessionStart,
     SetGoal,
     Settled,
+    ToolCall,
     UserPrompt,
     VerifyRun,
     WriteGoal,
@@ -47,6 +49,7 @@ from goalkeeper.guards.goal_held import (
     APPROVE_KEY,
     held_anchor,
     held_at_stop,
+    on_approval_call,
     on_approve_choice,
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
@@ -71,6 +74,8 @@ class GoalState:
     """``no-verify`` once the user was told the goal has no verify command."""
     held_key: str | None = None
     """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
+    asking: str | None = None
+    """The GOAL.md digest the user is being asked to approve through ``goal_approval``."""
     tamper_flagged: str | None = None
     tamper_mark: int = 0
     context_warned: bool = False
@@ -97,6 +102,9 @@ class GoalGuard:
             return on_user_prompt(event, state, ctx)
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
+        if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:
+            actions, asking = on_approval_call(event, _held(ctx), state.asking, _path(ctx), ctx)
+            return Verdict(actions, replace(state, asking=asking))
         if isinstance(event, BeforeAgentStart | SessionStart):
             held = _held(ctx)
             if held is not None:

@@ -9,6 +9,8 @@ held goal runs nothing. Pure: the approval itself is an ``ApproveGoal`` the engi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from goalkeeper.core.promise import Held, Promise, promise_lines
 from goalkeeper.core.values import (
     Action,
@@ -20,6 +22,8 @@ from goalkeeper.core.values import (
     Notify,
     Pause,
     Record,
+    Reply,
+    ToolCall,
 )
 from goalkeeper.guards.spec import Context
 
@@ -68,6 +72,38 @@ def on_approve_choice(
         return (record,)
     text = ctx.say("trust.goal.kept_model", path=path, approved=approved_text(ctx.promise))
     return (Continue(text), record)
+
+
+def on_approval_call(
+    ev: ToolCall, held: Held | None, asked: str | None, path: str, ctx: Context
+) -> tuple[tuple[Action, ...], str | None]:
+    """The agent's ``goal_approval`` call: the actions, and the digest the user is being asked
+    about (kept in the guard's state until the host reports the answer). Only the host puts
+    ``_outcome`` in the call (the MCP server and the Pi extension drop the model's own)."""
+    say = ctx.say
+    outcome = ev.input.get("_outcome")
+    if isinstance(outcome, Mapping):
+        record = Record("goal_approval", {"answer": str(outcome.get("answer")), "via": "tool"})
+        picked = outcome.get("source") == "choice_selected" and outcome.get("answer")
+        if asked and picked == say("trust.goal.ask.approve"):
+            text = say("trust.goal.tool.approved", path=path)
+            return (ApproveGoal(asked), Reply({"approved": True}, text), record), None
+        if ctx.promise is None:
+            return (Reply({"approved": False}, say("trust.goal.tool.no_ui")), record), None
+        text = say("trust.goal.tool.kept", path=path, approved=approved_text(ctx.promise))
+        return (Reply({"approved": False}, text), record), None
+    if held is None or not held.digest:
+        return (Reply({"held": False}, say("trust.goal.tool.nothing", path=path)),), None
+    if "ask" not in ctx.capabilities:
+        return (Reply({"held": True, "source": "no_ui"}, say("trust.goal.tool.no_ui")),), None
+    dialog = {
+        "title": say("trust.goal.ask.title", diff="").strip(),
+        "question": say("trust.goal.tool.question", diff=_diff_text(held)),
+        "choices": [say("trust.goal.ask.approve"), say("trust.goal.ask.keep")],
+        "recommended": None,  # nobody answering never approves anything
+        "timeoutMs": None,
+    }
+    return (Reply({"dialog": dialog}),), held.digest
 
 
 def approved_text(promise: Promise) -> str:

@@ -47,10 +47,11 @@ HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFa
 TODO_TOOL = "mcp__goalkeeper__todo"
 """goalkeeper's own todo tool as Claude Code names it (MCP server "goalkeeper", tool "todo")."""
 OWN_TOOL_PREFIX = "mcp__goalkeeper__"
-"""goalkeeper's MCP tools (todo, workflow, workflow_active, workflow_ask) as Claude Code names
-them: the PreToolUse hook hands each the session id it belongs to."""
+"""goalkeeper's MCP tools (todo, workflow, workflow_active, workflow_ask, goal_approval) as
+Claude Code names them: the PreToolUse hook hands each the session id it belongs to."""
 TOOL_NAMES = {
-    n: OWN_TOOL_PREFIX + n for n in ("todo", "workflow", "workflow_active", "workflow_ask")
+    n: OWN_TOOL_PREFIX + n
+    for n in ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
 }
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
 PRE_TOOL_MATCHER = (

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalkeeper.config import load_config
+from goalkeeper.core.goal_tool import NAME as GOAL_APPROVAL
 from goalkeeper.core.messages import render
 from goalkeeper.core.sanitize import scrub_json
 from goalkeeper.core.todos import TOOL_SCHEMA
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
 WORKFLOW_TOOLS = ("workflow", "workflow_active", "workflow_ask")
-TOOL_NAMES = {n: f"mcp__{SERVER_NAME}__{n}" for n in (TOOL_NAME, *WORKFLOW_TOOLS)}
+TOOL_NAMES = {n: f"mcp__{SERVER_NAME}__{n}" for n in (TOOL_NAME, *WORKFLOW_TOOLS, GOAL_APPROVAL)}
 """How Claude Code names this server's tools; the engine's texts use these names."""
 CAPABILITIES: frozenset[Capability] = frozenset({"block", "advise"})
 ASK: frozenset[Capability] = frozenset({"ask"})
@@ -122,17 +123,25 @@ def to_tool_result(actions: tuple[Action, ...]) -> tuple[str, bool]:
 
 
 def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
-    """``todo`` and, when the workflow catalog loads, the three workflow tools."""
+    """``todo``, ``goal_approval`` and, when the workflow catalog loads, the three workflow
+    tools."""
     import mcp_types as types
 
     from goalkeeper.core.messages import make_say
 
     lang = load_config(project, env).lang
     say = make_say("zh" if lang == "zh" else "en")
+    from goalkeeper.core import goal_tool
+
     tools = [
         types.Tool(
             name=TOOL_NAME, description=say("todo.tool.description"), input_schema=TOOL_SCHEMA
-        )
+        ),
+        types.Tool(
+            name=GOAL_APPROVAL,
+            description=goal_tool.description(say),
+            input_schema=goal_tool.schema(session_field=True),
+        ),
     ]
     try:
         from goalkeeper.core.workflow_tools import workflow_tools
