@@ -64,6 +64,12 @@ def connect(path: Path) -> sqlite3.Connection:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version < len(MIGRATIONS):
             _migrate(conn)
+        elif version > len(MIGRATIONS):  # a newer goalkeeper's schema: never write to it
+            conn.close()
+            raise StoreDamaged(
+                f"{path} was written by a newer goalkeeper (schema {version}, this one knows "
+                f"{len(MIGRATIONS)}); upgrade goalkeeper, or move the file aside to start fresh"
+            )
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise _translate(exc, path) from exc
