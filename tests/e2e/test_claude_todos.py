@@ -344,6 +344,7 @@ RUNNABLE = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": CHECK_CMD, "
 def test_checked_evidence_is_rerun_refused_while_failing_then_accepted(case: Case) -> None:
     assert shutil.which("python3", path=case.base_env().get("PATH")), "python3 is not on PATH"
     (case.proj / ".goalkeeper.toml").write_text(f'test-command = "{CHECK_CMD}"\n', "utf-8")
+    case.goalkeeper("allow")  # the user approves the project's test command, as a user must
     check = case.proj / "check.py"
     check.write_text(FAILING_CHECK, "utf-8")
     assert RED_MARKER not in FAILING_CHECK
