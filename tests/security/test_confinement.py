@@ -53,10 +53,10 @@ def _outside(tmp_path: Path) -> Path:
     return folder / "outside-marker"
 
 
-def test_a_confined_verify_keeps_the_projects_code_inside_the_project(
-    tmp_path: Path,
-    bwrap: str,  # noqa: F811
-) -> None:
+def _run_verify(tmp_path: Path, extra_env: dict[str, str]) -> tuple[Path, bool]:
+    """A goal whose verify runs pytest in a project whose conftest.py writes inside and outside
+    it and dials a local server; one Stop. The project, and whether the outside file appeared
+    (it is removed again)."""
     project = tmp_path / "p"
     project.mkdir()
     (project / ".git").mkdir()
@@ -65,7 +65,7 @@ def test_a_confined_verify_keeps_the_projects_code_inside_the_project(
     try:
         (project / "conftest.py").write_text(CONFTEST.format(outside=str(outside), port=port))
         (project / "test_ok.py").write_text("def test_ok():\n    assert True\n")
-        env = _env({"GOALKEEPER_SANDBOX": "auto"})
+        env = _env(extra_env)
         subprocess.run(
             [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "set", "ok",
              "--verify", "python -m pytest -q -p no:cacheprovider"],
@@ -74,9 +74,17 @@ def test_a_confined_verify_keeps_the_projects_code_inside_the_project(
         run_hook(project, stop(project), env=env)
     finally:
         server.close()
-    assert (project / "inside-marker").read_text() == "written"
     escaped = outside.exists()
     shutil.rmtree(outside.parent, ignore_errors=True)
+    return project, escaped
+
+
+def test_a_confined_verify_keeps_the_projects_code_inside_the_project(
+    tmp_path: Path,
+    bwrap: str,  # noqa: F811
+) -> None:
+    project, escaped = _run_verify(tmp_path, {"GOALKEEPER_SANDBOX": "auto"})
+    assert (project / "inside-marker").read_text() == "written"
     assert not escaped
     assert (project / "outside-refused").exists()
     assert (project / "network").read_text().startswith("refused")
@@ -85,24 +93,6 @@ def test_a_confined_verify_keeps_the_projects_code_inside_the_project(
 def test_the_same_verify_unconfined_does_escape(tmp_path: Path) -> None:
     """The control: without the sandbox the same conftest writes outside (the accepted risk of
     running the project's tests), so the test above is sound."""
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / ".git").mkdir()
-    outside = _outside(tmp_path)
-    server, port = _listener()
-    try:
-        (project / "conftest.py").write_text(CONFTEST.format(outside=str(outside), port=port))
-        (project / "test_ok.py").write_text("def test_ok():\n    assert True\n")
-        env = _env({})
-        subprocess.run(
-            [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "set", "ok",
-             "--verify", "python -m pytest -q -p no:cacheprovider"],
-            env=env, check=True, capture_output=True, timeout=60,
-        )  # fmt: skip
-        run_hook(project, stop(project), env=env)
-    finally:
-        server.close()
-    escaped = outside.exists()
-    shutil.rmtree(outside.parent, ignore_errors=True)
+    project, escaped = _run_verify(tmp_path, {})
     assert escaped
     assert (project / "network").read_text() == "reached"

@@ -164,13 +164,11 @@ def verify_command(app: App, as_json: bool) -> int:
     """
     from goalkeeper.engine.goal_io import run_verification
     from goalkeeper.engine.ports import SubprocessRunner
-    from goalkeeper.store.goalfile import load_goal
 
-    doc = load_goal(app.project)
-    if doc is not None and doc.goal is None:
-        raise fail(f"{doc.problem}; fix it, then verify", 1)
-    if doc is None or doc.goal is None or not doc.goal.verify:
-        raise fail("no goal with a verify command here; set one: goalkeeper goal set --verify …", 1)
+    missing = "no goal with a verify command here; set one: goalkeeper goal set --verify …"
+    doc = _goal_doc(app, "verify", missing)
+    if not doc.goal.verify:
+        raise fail(missing, 1)
     goal = doc.goal
     held = _judged(app, goal)
     if held is not None:  # never run a command nobody approved, even from the user's terminal
@@ -227,15 +225,9 @@ def resume_command(app: App, as_json: bool) -> int:
     from goalkeeper.cli.trusted import refuse_in_agent_shell
     from goalkeeper.core.goal import resume_update, resumed_rounds
     from goalkeeper.engine.goal_io import iso, write_goal
-    from goalkeeper.store.goalfile import load_goal
 
     refuse_in_agent_shell("goal resume")
-    doc = load_goal(app.project)
-    if doc is not None and doc.goal is None:
-        raise fail(f"{doc.problem}; fix it, then resume", 1)
-    if doc is None or doc.goal is None:
-        raise fail("no goal to resume here", 1)
-    goal = _trusted(app, doc.goal)
+    goal = _trusted(app, _goal_doc(app, "resume", "no goal to resume here").goal)
     if goal.status == "active":
         return _report_resumed(goal, "The goal is active already", as_json)
     if goal.status == "complete":
@@ -323,14 +315,9 @@ def approve_command(app: App, yes: bool, as_json: bool) -> int:
     from goalkeeper.cli.trusted import refuse_in_agent_shell
     from goalkeeper.core.promise import goal_digest
     from goalkeeper.engine.goal_io import approve_goal
-    from goalkeeper.store.goalfile import load_goal
 
     refuse_in_agent_shell("goal approve")
-    doc = load_goal(app.project)
-    if doc is not None and doc.goal is None:
-        raise fail(f"{doc.problem}; fix it, then approve", 1)
-    if doc is None or doc.goal is None:
-        raise fail("no goal here to approve (.agents/goal/GOAL.md does not exist)", 1)
+    doc = _goal_doc(app, "approve", "no goal here to approve (.agents/goal/GOAL.md does not exist)")
     held = _judged(app, doc.goal)
     if held is None:
         if as_json:
@@ -359,6 +346,18 @@ def approve_command(app: App, yes: bool, as_json: bool) -> int:
         for note in notes:
             click.echo(note)
     return int(ExitCode.OK if ok else ExitCode.NOT_PASSED)
+
+
+def _goal_doc(app: App, verb: str, missing: str) -> Any:
+    """GOAL.md with its goal, or the error (exit 1) when there is none or it cannot be read."""
+    from goalkeeper.store.goalfile import load_goal
+
+    doc = load_goal(app.project)
+    if doc is not None and doc.goal is None:
+        raise fail(f"{doc.problem}; fix it, then {verb}", 1)
+    if doc is None or doc.goal is None:
+        raise fail(missing, 1)
+    return doc
 
 
 def _apply(app: App, actions: list[Action], say: Any) -> tuple[Action, ...]:

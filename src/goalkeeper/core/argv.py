@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 SHELL_SYNTAX = re.compile(r"[;&|<>`$()\n\r*?\[\]{}~!#]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
@@ -125,9 +125,17 @@ _PYTEST_FLAGS = frozenset(
     | {"--failed-first", "--sw", "--stepwise", "-l", "--showlocals", "--no-header"}
     | {"--no-summary", "-s", "--capture=no", "--nf", "--new-first", "--quiet", "--verbose"}
 )
-_PYTEST_VALUED = {"-k": r".+", "-m": r".+", "--tb": r"auto|long|short|line|native|no"}
-_PYTEST_VALUED |= {"--maxfail": r"\d{1,6}", "--durations": r"\d{1,6}", "--color": r"yes|no|auto"}
+_PYTEST_VALUED = {
+    "-k": re.compile(r".+"),
+    "-m": re.compile(r".+"),
+    "--tb": re.compile(r"auto|long|short|line|native|no"),
+    "--maxfail": re.compile(r"\d{1,6}"),
+    "--durations": re.compile(r"\d{1,6}"),
+    "--color": re.compile(r"yes|no|auto"),
+}
 _REPORT_CHARS = re.compile(r"-r[a-zA-Z]{1,12}")
+_ATTACHED = re.compile(r"-[km][^=]+")
+"""``-kEXPR`` and ``-mEXPR``: a selection expression attached to its option."""
 
 
 def _pytest(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
@@ -140,26 +148,13 @@ def _pytest(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
                 return word
         elif word == "--":
             paths_only = True
-        elif word in _PYTEST_FLAGS or _REPORT_CHARS.fullmatch(word):
+        elif word in _PYTEST_FLAGS or _REPORT_CHARS.fullmatch(word) or _ATTACHED.fullmatch(word):
             pass
         else:
-            name, eq, value = word.partition("=")
-            if name in ("-k", "-m") and not eq:  # -k EXPR
-                if i + 1 >= len(extra):
-                    return word
-                i += 1
-            elif name in _PYTEST_VALUED and name.startswith("--"):
-                if not eq:
-                    if i + 1 >= len(extra):
-                        return word
-                    i += 1
-                    value = extra[i]
-                if not re.fullmatch(_PYTEST_VALUED[name], value):
-                    return word
-            elif word[:2] in ("-k", "-m") and len(word) > 2 and not eq:  # -kEXPR
-                pass
-            else:
+            last = _valued(word, extra, i, _PYTEST_VALUED)
+            if last is None:
                 return word
+            i = last
         i += 1
     return None
 
@@ -201,17 +196,10 @@ def _cargo(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
         elif word in _CARGO_FLAGS:
             pass
         elif word.startswith("-"):
-            name, eq, value = word.partition("=")
-            pattern = _CARGO_VALUED.get(name)
-            if pattern is None:
+            last = _valued(word, extra, i, _CARGO_VALUED)
+            if last is None:
                 return word
-            if not eq:
-                if i + 1 >= len(extra):
-                    return word
-                i += 1
-                value = extra[i]
-            if not pattern.fullmatch(value):
-                return word
+            i = last
         elif not _NAME.fullmatch(word):  # a test-name filter
             return word
         i += 1
@@ -232,20 +220,31 @@ def _go(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
                 return word
         elif word in _GO_FLAGS or word.lstrip("-") in {f.lstrip("-") for f in _GO_FLAGS}:
             pass
-        else:
-            name, eq, value = ("-" + word.lstrip("-")).partition("=")
-            pattern = _GO_VALUED.get(name)
-            if pattern is None:
+        else:  # go takes -flag and --flag alike
+            last = _valued("-" + word.lstrip("-"), extra, i, _GO_VALUED)
+            if last is None:
                 return word
-            if not eq:
-                if i + 1 >= len(extra):
-                    return word
-                i += 1
-                value = extra[i]
-            if not pattern.fullmatch(value):
-                return word
+            i = last
         i += 1
     return None
+
+
+def _valued(
+    word: str, extra: Sequence[str], i: int, patterns: Mapping[str, re.Pattern[str]]
+) -> int | None:
+    """An option with a value (``--opt=value`` or ``--opt value``) that ``patterns`` allows with
+    that value: the index of its last word in ``extra``; None when it is not one, or its value
+    does not fit."""
+    name, eq, value = word.partition("=")
+    pattern = patterns.get(name)
+    if pattern is None:
+        return None
+    if not eq:
+        if i + 1 >= len(extra):
+            return None
+        i += 1
+        value = extra[i]
+    return i if pattern.fullmatch(value) else None
 
 
 _RUNNERS: dict[str, Check] = {
