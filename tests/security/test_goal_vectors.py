@@ -143,7 +143,10 @@ def test_a_goal_set_from_an_agent_shell_is_only_a_proposal(project: Path) -> Non
     assert "nobody approved" in held.answer.get("systemMessage", "")
 
 
-@pytest.mark.parametrize("command", [["goal", "approve", "--yes"], ["goal", "resume"]])
+@pytest.mark.parametrize(
+    "command",
+    [["goal", "approve", "--yes"], ["goal", "resume"], ["goal", "set", "x", "--replace"]],
+)
 def test_approving_commands_refuse_an_agent_shell(project: Path, command: list[str]) -> None:
     """What grants an approval or more rounds is the user's."""
     done = goalkeeper(project, *command, env=_env({"PI_CODING_AGENT": "true"}))

@@ -58,7 +58,7 @@ def set_command(
 
     Set in your own terminal, the goal and its verify commands are approved by you. Set from
     an agent's shell, it is only a proposal: nothing in it runs until you approve it with
-    `goalkeeper goal approve`.
+    `goalkeeper goal approve`; --replace, which archives the goal you set, refuses to run there.
 
     Exit status: 0 when the goal was set, 1 when another goal is active (use --replace),
     no verify command could be found (the goal is set; add one), or it waits for approval.
@@ -72,6 +72,10 @@ def set_command(
     commands = verify or parse_verify_commands(text)
     kinds = () if commands else (prose_verify_kinds(text) or ("tests",))
     agent = agent_shell_name()
+    if agent is not None and replace:  # it would archive the goal the user set
+        from goalkeeper.cli.trusted import refuse_in_agent_shell
+
+        refuse_in_agent_shell("goal set --replace")
     action = SetGoal(
         text.strip(),
         tuple(commands),
