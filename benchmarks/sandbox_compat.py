@@ -31,6 +31,7 @@ from _bench import REPO, SRC, install_signal_cleanup, print_json, print_table
 
 sys.path.insert(0, str(SRC))
 
+from goalkeeper.engine.inspect import run_project_command
 from goalkeeper.engine.ports import Completed, SubprocessRunner, find_program
 from goalkeeper.engine.sandbox import confine
 
@@ -205,16 +206,16 @@ def measure(items: list[Project], base: Path, reps: int, seed: int | None) -> No
     def once(project: Project, confined: bool, keep: bool) -> None:
         folder = folders[project.name]
         argv = project.argv
-        if confined:
-            argv, status = confine(argv, project=folder)
-            assert status.confined, status.reason
         if project.before is not None:
             project.before(folder)
         saved = dict(os.environ)
         os.environ.update(project.env)
         try:
             started = time.monotonic()
-            done = runner.run(argv, cwd=folder, timeout_s=TIMEOUT_S)
+            # confined exactly as goalkeeper runs a verify or evidence command (its scratch
+            # folder made and removed around the run, counted in the time)
+            mode = "auto" if confined else "off"
+            done = run_project_command(argv, folder, runner, TIMEOUT_S, mode)
             seconds = time.monotonic() - started
         finally:
             os.environ.clear()

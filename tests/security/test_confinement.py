@@ -47,8 +47,8 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
 
 
 def _outside(tmp_path: Path) -> Path:
-    """A folder on the real file system outside the project and outside /tmp (inside the
-    sandbox /tmp is private, so a write there lands nowhere that lasts)."""
+    """A folder on the real file system outside the project (and outside /tmp, where pytest's
+    own folders live)."""
     folder = Path(tempfile.mkdtemp(prefix="goalkeeper-outside-", dir="/var/tmp"))
     return folder / "outside-marker"
 

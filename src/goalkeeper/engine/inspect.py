@@ -67,11 +67,19 @@ def run_project_command(
 ) -> Completed:
     """Run an approved command in the project folder: confined with bubblewrap when
     ``sandbox`` is ``auto`` and it can be, else as it is."""
-    if sandbox == "auto":
-        from goalkeeper.engine.sandbox import confine
+    if sandbox != "auto":
+        return runner.run(list(argv), cwd=project, timeout_s=timeout_s)
+    import shutil
+    import tempfile
 
-        argv, _ = confine(argv, project=project)
-    return runner.run(list(argv), cwd=project, timeout_s=timeout_s)
+    from goalkeeper.engine.sandbox import confine
+
+    scratch = Path(tempfile.mkdtemp(prefix="goalkeeper-run-"))  # TMPDIR inside, this run's
+    try:
+        confined, _ = confine(argv, project=project, scratch=scratch)
+        return runner.run(list(confined), cwd=project, timeout_s=timeout_s)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _file_fact(project: Path, path: str) -> FileFact:

@@ -4,12 +4,13 @@ evidence) with bubblewrap.
 Running a user-approved test command runs the project's own code; that is the accepted risk.
 Where ``bwrap`` exists and can create namespaces here, ``confine`` narrows what that code can
 reach: no network (a network namespace of its own, with only a loopback), the whole file system
-read-only, writable only the project folder and a private ``/tmp`` (which is also
+read-only, writable only the project folder and a scratch folder of this run (which is also
 ``TMPDIR``), a minimal ``/dev`` and a ``/proc`` of its own PID namespace, killed with its
 parent, in a session of its own (no terminal to inject keystrokes into), started in the
-project folder. Where it cannot, the command is returned unchanged with the reason, and the
-caller decides whether that is acceptable. This module only builds argument vectors and probes
-``bwrap`` once per process; it does not decide when to confine.
+project folder. ``/tmp`` stays visible (read-only): a virtualenv or a checkout that lives
+there keeps working. Where it cannot, the command is returned unchanged with the reason, and
+the caller decides whether that is acceptable. This module only builds argument vectors and
+probes ``bwrap`` once per process; it does not decide when to confine.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 from goalkeeper.engine.ports import SubprocessRunner, find_program
 
 PROBE_TIMEOUT_S = 10.0
-PRIVATE_TMP = "/tmp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +34,17 @@ class Confinement:
     bwrap: str | None = None
 
 
-def confine(argv: Sequence[str], *, project: Path) -> tuple[tuple[str, ...], Confinement]:
+def confine(
+    argv: Sequence[str], *, project: Path, scratch: Path | None = None
+) -> tuple[tuple[str, ...], Confinement]:
     """``argv`` wrapped so it runs confined to ``project``, or unchanged with the reason.
+    ``scratch``: a folder of this run only, writable and ``TMPDIR`` inside (the caller makes
+    and removes it); without one nothing but the project is writable.
 
     Unconfined when: ``bwrap`` is not on an absolute ``PATH`` entry; it cannot set up its
     namespaces here (no user namespaces, a container without the capability; probed once per
-    process); the project folder cannot be resolved; or the project contains ``/tmp`` (then
-    "writable only in the project" would cover everything).
+    process); the project folder cannot be resolved; or the project is the file system's root
+    (then "writable only in the project" would cover everything).
     """
     args = tuple(argv)
     bwrap = find_program("bwrap")
@@ -50,23 +54,25 @@ def confine(argv: Sequence[str], *, project: Path) -> tuple[tuple[str, ...], Con
         root = project.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
         return args, Confinement(False, f"the project folder cannot be resolved ({exc})", bwrap)
-    tmp = Path(PRIVATE_TMP)
-    if root == tmp or root in tmp.parents:
-        return args, Confinement(False, f"the project {root} contains {PRIVATE_TMP}", bwrap)
+    if root == Path(root.anchor):  # "writable only in the project" would be everything
+        return args, Confinement(False, "the project is the file system's root", bwrap)
     problem = probe(bwrap)
     if problem is not None:
         return args, Confinement(False, problem, bwrap)
-    return (*bwrap_prefix(bwrap, root), *args), Confinement(True, "confined with bubblewrap", bwrap)
+    prefix = bwrap_prefix(bwrap, root, scratch)
+    return (*prefix, *args), Confinement(True, "confined with bubblewrap", bwrap)
 
 
-def bwrap_prefix(bwrap: str, project: Path | None) -> tuple[str, ...]:
+def bwrap_prefix(bwrap: str, project: Path | None, scratch: Path | None = None) -> tuple[str, ...]:
     """bwrap and its options, up to and including ``--``; the command follows. Without a
-    project (the probe) nothing is writable but the private ``/tmp``."""
-    writable: tuple[str, ...] = ()
+    project (the probe) nothing is writable."""
+    writable: list[str] = []
+    if scratch is not None:
+        where = str(scratch)
+        writable += ["--bind", where, where, "--setenv", "TMPDIR", where]
     if project is not None:
-        # after the tmpfs, so a project that lives under /tmp is bound back on top of it
         where = str(project)
-        writable = ("--bind", where, where, "--chdir", where)
+        writable += ["--bind", where, where, "--chdir", where]
     return (
         bwrap,
         "--die-with-parent",
@@ -77,9 +83,7 @@ def bwrap_prefix(bwrap: str, project: Path | None) -> tuple[str, ...]:
         *("--ro-bind", "/", "/"),
         *("--dev", "/dev"),
         *("--proc", "/proc"),
-        *("--tmpfs", PRIVATE_TMP),
         *writable,
-        *("--setenv", "TMPDIR", PRIVATE_TMP),
         "--",
     )
 
