@@ -7,6 +7,8 @@ uid (``subprocess``'s ``user=``). This needs root, and an interpreter both uids 
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import shutil
@@ -39,10 +41,25 @@ pytestmark = [
 ]
 
 
+@functools.cache
 def python_path() -> str:
-    """goalkeeper's sources and this environment's site-packages, for an outside interpreter."""
-    src = str(Path(goalkeeper.__file__).resolve().parents[1])
-    return os.pathsep.join([src, *(p for p in sys.path if p.endswith("site-packages"))])
+    """goalkeeper's sources and this environment's site-packages, for an outside interpreter.
+    The sources are copied into a folder every uid can read: a checkout (or a clean clone in a
+    0700 temporary folder) may not be readable by the victim's uid."""
+    shared = Path(tempfile.mkdtemp(prefix="goalkeeper-uid-src-", dir="/var/tmp"))
+    atexit.register(shutil.rmtree, shared, True)
+    import click  # the CLI (`goalkeeper serve`) needs it; the hook path needs nothing else
+
+    for package in (goalkeeper, click):
+        source = Path(str(package.__file__)).resolve().parent
+        shutil.copytree(source, shared / source.name, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, _dirs, files in os.walk(shared):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    shared.chmod(0o755)
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    return os.pathsep.join([str(shared), *site])
 
 
 def as_user(
