@@ -16,6 +16,8 @@ from goalkeeper.core import (
     catalog_goal_zh,
     catalog_modes_en,
     catalog_modes_zh,
+    catalog_proof_en,
+    catalog_proof_zh,
     catalog_todos_en,
     catalog_todos_zh,
     catalog_trust_en,
@@ -38,6 +40,7 @@ CATALOGS: dict[Lang, dict[str, str]] = {
         **catalog_workflow_en.MESSAGES,
         **catalog_modes_en.MESSAGES,
         **catalog_trust_en.MESSAGES,
+        **catalog_proof_en.MESSAGES,
     },
     "zh": {
         **catalog_zh.MESSAGES,
@@ -46,6 +49,7 @@ CATALOGS: dict[Lang, dict[str, str]] = {
         **catalog_workflow_zh.MESSAGES,
         **catalog_modes_zh.MESSAGES,
         **catalog_trust_zh.MESSAGES,
+        **catalog_proof_zh.MESSAGES,
     },
 }
 
