@@ -4,6 +4,7 @@ a FakeRunner deciding what each verification prints, a FakeClock."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from goalkeeper.core.values import (
     Continue,
     Notify,
     Pause,
+    Record,
     Settled,
     UserPrompt,
 )
@@ -199,37 +201,100 @@ def test_the_agents_honest_exit_pauses_and_is_recorded(sup: Supervisor, outputs:
     assert any("no sandbox credentials" in line for line in goal.progress_log)
 
 
-def test_a_deleted_test_holds_the_pass(sup: Supervisor) -> None:
-    """Tests deleted since the goal was set: the pass is not accepted until justified."""
+@dataclass
+class OriginalTests:
+    """How the verify ends when goalkeeper runs it against the original tests (in a scratch
+    copy of the work tree, so in another folder than the project)."""
+
+    exit_code: int = 1
+    output: str = FAIL.format(t="0.50")
+    runs: list[Path] = field(default_factory=list)
+
+
+def replaying(sup: Supervisor, original: OriginalTests) -> OriginalTests:
+    """Give ``sup`` a runner that answers a replay (another cwd) with ``original``."""
+    project, inner = sup.project, sup.runner
+
+    class Runner:
+        def run(self, argv: Sequence[str], *, cwd: Path, timeout_s: float) -> Completed:
+            if Path(cwd) != project and not any(w.endswith("git") for w in argv):
+                original.runs.append(Path(cwd))
+                return Completed(tuple(argv), original.exit_code, original.output)
+            return inner.run(argv, cwd=cwd, timeout_s=timeout_s)
+
+    sup.runner = Runner()
+    return original
+
+
+def test_a_deleted_test_holds_the_pass_until_the_user_accepts_it(sup: Supervisor) -> None:
+    """Tests deleted since the goal was set, and the original tests fail against the code: the
+    agent is sent back once, then the loop pauses; a Progress Log line changes nothing; the
+    user's `goal accept-tests` (a new baseline) lets the pass close."""
+    original = replaying(sup, OriginalTests())
     say_goal(sup)
     tick_criteria(sup.project)
     (sup.project / "tests" / "test_calc.py").unlink()
     held = settle(sup)
-    assert kinds(held) == ["Continue"]
+    assert kinds(held) == ["Continue"] and len(original.runs) == 1
     assert "tests/test_calc.py: deleted" in text(held)
+    assert "only with your changes to the tests" in text(held)
+    assert original.runs[0] != sup.project and not original.runs[0].exists()  # a scratch copy
     path = sup.project / ".agents" / "goal" / "GOAL.md"
     path.write_text(
         path.read_text(encoding="utf-8") + "- test_calc.py removed: the module it tested is gone\n",
         encoding="utf-8",
     )
+    again = settle(sup)
+    assert kinds(again) == ["Pause"] and "goalkeeper goal accept-tests" in text(again, Pause)
+    from goalkeeper.store.test_baseline import take_baseline
+
+    with sup.store.transaction() as conn:  # what `goalkeeper goal accept-tests` records
+        take_baseline(conn, load_goal(sup.project).goal.goal_id, sup.project, 0.0)  # type: ignore[union-attr]
     assert kinds(settle(sup)) == ["Close"]
 
 
 @pytest.mark.parametrize(
-    ("change", "finding"),
+    "change",
     [
-        (lambda s: s.replace("    assert sub(1, 1) == 0\n", "    pass\n"), "2 → 1 assertions"),
-        (lambda s: "import pytest\n@pytest.mark.skip\n" + s, "skip/xfail markers"),
+        lambda s: s.replace("    assert sub(1, 1) == 0\n", "    pass\n"),
+        lambda s: "import pytest\n@pytest.mark.skip\n" + s,
+        lambda s: s.replace("assert add(1, 2) == 3", "assert True"),
     ],
 )
-def test_weakened_tests_hold_the_pass(sup: Supervisor, change, finding: str) -> None:  # type: ignore[no-untyped-def]
-    """A removed assertion or a new skip marker is named and holds the pass."""
+def test_weakened_tests_hold_the_pass(sup: Supervisor, change) -> None:  # type: ignore[no-untyped-def]
+    """A removed assertion, a new skip marker, `assert True`: the changed file is named and the
+    pass holds, because the original test fails against the code."""
+    replaying(sup, OriginalTests())
     say_goal(sup)
     tick_criteria(sup.project)
     path = sup.project / "tests" / "test_calc.py"
     path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
     held = settle(sup)
-    assert kinds(held) == ["Continue"] and finding in text(held)
+    assert kinds(held) == ["Continue"] and "tests/test_calc.py: changed" in text(held)
+
+
+def test_changed_tests_that_still_pass_as_they_were_prove_the_goal(sup: Supervisor) -> None:
+    """The agent changed a test, but the original tests pass against its code too: proven, and
+    the record says the protected tests were checked."""
+    original = replaying(sup, OriginalTests(exit_code=0, output="2 passed"))
+    say_goal(sup)
+    tick_criteria(sup.project)
+    path = sup.project / "tests" / "test_calc.py"
+    path.write_text(path.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    closed = sup.handle([Settled("s", "done", activity=Activity(tool_calls=1))])
+    assert kinds(closed.actions) == ["Close"] and len(original.runs) == 1
+    record = next(a for a in closed.actions if isinstance(a, Record) and a.kind == "goal_complete")
+    protected = record.data["protected_tests"]
+    assert isinstance(protected, dict)
+    assert protected["changes"] == [{"path": "tests/test_calc.py", "kind": "modified"}]
+
+
+def test_unchanged_tests_need_no_replay(sup: Supervisor) -> None:
+    """Nothing protected changed: no second run."""
+    original = replaying(sup, OriginalTests())
+    say_goal(sup)
+    tick_criteria(sup.project)
+    assert kinds(settle(sup)) == ["Close"] and original.runs == []
 
 
 def test_an_api_error_is_retried_with_backoff_then_blocks(sup: Supervisor) -> None:

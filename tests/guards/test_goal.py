@@ -20,6 +20,7 @@ from goalkeeper.core.values import (
     Pause,
     SetGoal,
     Settled,
+    TestReplay,
     UserPrompt,
     VerifyRun,
     WriteGoal,
@@ -65,7 +66,7 @@ def settle(
 
 
 def passing() -> Facts:
-    return Facts(verify=(VerifyRun("pytest -q", 0, "2 passed"),), tamper=())
+    return Facts(verify=(VerifyRun("pytest -q", 0, "2 passed"),), tamper=TestReplay())
 
 
 def test_a_prompt_stating_a_goal_asks_to_record_it() -> None:

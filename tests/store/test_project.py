@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from goalkeeper.core.verify import fingerprint_test_file
 from goalkeeper.store.project import (
-    MAX_FILE_BYTES,
-    fingerprint_tests,
     infer_verify_commands,
+    walk_files,
 )
 
 
@@ -252,84 +249,15 @@ def test_config_file_that_is_a_folder_is_absent(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Test fingerprints
+# The project's own files
 # ---------------------------------------------------------------------------------------------
 
-PY_TEST = "def test_a():\n    assert 1\n"
 
-
-def test_fingerprints_by_relative_posix_path(tmp_path: Path) -> None:
-    """Test files are keyed by their relative POSIX path; source files are left out."""
-    _write(tmp_path, "tests/core/test_a.py", PY_TEST)
-    _write(tmp_path, "web/src/a.test.ts", 'it("x", () => expect(1).toBe(1));\n')
-    _write(tmp_path, "src/app.py", "def test_not_a_test_file(): assert 1\n")
-    prints = fingerprint_tests(tmp_path)
-    assert sorted(prints) == ["tests/core/test_a.py", "web/src/a.test.ts"]
-    assert prints["tests/core/test_a.py"] == fingerprint_test_file("tests/core/test_a.py", PY_TEST)
-
-
-@pytest.mark.parametrize(
-    "folder",
-    [".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".goalkeeper"],
-)
-def test_tool_folders_are_skipped(tmp_path: Path, folder: str) -> None:
-    """Dependency, tool and build folders are never fingerprinted."""
-    _write(tmp_path, f"{folder}/tests/test_a.py", PY_TEST)
-    _write(tmp_path, f"pkg/{folder}/test_b.py", PY_TEST)
-    assert fingerprint_tests(tmp_path) == {}
-
-
-def test_limit_bounds_the_files(tmp_path: Path) -> None:
-    """At most ``limit`` files are fingerprinted, the first in sorted order."""
-    for i in range(5):
-        _write(tmp_path, f"tests/test_{i}.py", PY_TEST)
-    assert list(fingerprint_tests(tmp_path, limit=2)) == ["tests/test_0.py", "tests/test_1.py"]
-    assert fingerprint_tests(tmp_path, limit=0) == {}
-
-
-def test_large_files_are_skipped(tmp_path: Path) -> None:
-    """A test file over the size bound is generated or vendored: skipped."""
-    _write(tmp_path, "tests/test_big.py", "#" * (MAX_FILE_BYTES + 1))
-    _write(tmp_path, "tests/test_small.py", PY_TEST)
-    assert list(fingerprint_tests(tmp_path)) == ["tests/test_small.py"]
-
-
-def test_custom_globs(tmp_path: Path) -> None:
-    """Callers may name their own test globs."""
-    _write(tmp_path, "spec/parse_spec.py", PY_TEST)
-    _write(tmp_path, "tests/test_a.py", PY_TEST)
-    assert list(fingerprint_tests(tmp_path, globs=["spec/*_spec.py"])) == ["spec/parse_spec.py"]
-
-
-def test_undecodable_bytes_still_count(tmp_path: Path) -> None:
-    """A test file with invalid UTF-8 is read with replacements, not skipped."""
-    path = tmp_path / "tests" / "test_a.py"
-    path.parent.mkdir()
-    path.write_bytes(b"# caf\xe9\n" + PY_TEST.encode())
-    assert fingerprint_tests(tmp_path)["tests/test_a.py"].tests == 1
-
-
-def test_unreadable_file_is_skipped(tmp_path: Path) -> None:
-    """A test file that cannot be read (here a dangling symlink) is skipped."""
+@pytest.mark.parametrize("folder", ["node_modules", ".venv", ".git", ".goalkeeper", "target"])
+def test_walk_files_skips_tool_dependency_and_build_folders(tmp_path: Path, folder: str) -> None:
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "test_x.py").write_text("x", "utf-8")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_gone.py").symlink_to(tmp_path / "missing.py")
-    _write(tmp_path, "tests/test_a.py", PY_TEST)
-    assert list(fingerprint_tests(tmp_path)) == ["tests/test_a.py"]
-
-
-def test_missing_project_has_no_fingerprints(tmp_path: Path) -> None:
-    """A folder that does not exist has no test files."""
-    assert fingerprint_tests(tmp_path / "nope") == {}
-
-
-def test_a_changed_test_file_is_fingerprinted_again(tmp_path: Path) -> None:
-    """Fingerprints are kept between Stops by (mtime, size, inode); a change to any of them,
-    even to an old file, is seen."""
-    test = tmp_path / "tests" / "test_a.py"
-    test.parent.mkdir()
-    test.write_text("def test_a():\n    assert 1\n", encoding="utf-8")
-    os.utime(test, ns=(1_600_000_000 * 10**9,) * 2)
-    assert fingerprint_tests(tmp_path)["tests/test_a.py"].asserts == 1
-    test.write_text("def test_a():\n    pass\n", encoding="utf-8")
-    os.utime(test, ns=(1_600_000_001 * 10**9,) * 2)
-    assert fingerprint_tests(tmp_path)["tests/test_a.py"].asserts == 0
+    (tmp_path / "tests" / "test_a.py").write_text("a", "utf-8")
+    assert [rel for rel, _ in walk_files(tmp_path)] == ["tests/test_a.py"]
+    assert list(walk_files(tmp_path / "nope")) == []

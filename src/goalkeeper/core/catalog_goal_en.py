@@ -46,15 +46,6 @@ MESSAGES: dict[str, str] = {
         "evidence (`- [x]`), or cut it with a reason (`- [-] … (cancelled: <reason>)`). Still open:\n{items}"
     ),
     "goal.complete": "goalkeeper: goal proven: {objective}. Verified by {commands}; archived to .agents/goal/archive/.",
-    "goal.tamper": (
-        "Verification passes, but the tests changed since the goal was set:\n{items}\n"
-        "A pass counts only with honest tests: justify each change in the Progress Log of {path} "
-        "(name the file and why), or revert it."
-    ),
-    "goal.tamper.deleted": "- {path}: deleted",
-    "goal.tamper.fewer_tests": "- {path}: {before} → {after} test functions",
-    "goal.tamper.fewer_asserts": "- {path}: {before} → {after} assertions",
-    "goal.tamper.more_skips": "- {path}: {before} → {after} skip/xfail markers",
     "goal.stagnant": (
         "No measurable progress for {n} iterations: the same {passing} criteria pass and the "
         "Progress Log records no progress. Step back: re-read the failure, question the approach, "

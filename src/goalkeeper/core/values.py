@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from goalkeeper.core.goal import GoalUpdate
 
 if TYPE_CHECKING:
-    from goalkeeper.core.verify import TamperFinding
+    from goalkeeper.core.protected import TestChange
 
 # ---------------------------------------------------------------------------------------------
 # Events
@@ -245,12 +245,32 @@ class VerifyRun:
 
 
 @dataclass(frozen=True, slots=True)
+class TestReplay:
+    """The protected tests at a passing verify: which changed since the goal was set, and the
+    verify run again against the original ones (in a scratch copy of the work tree)."""
+
+    __test__ = False  # a value, not a pytest test class
+
+    changes: tuple[TestChange, ...] = ()
+    runs: tuple[VerifyRun, ...] = ()
+    problem: str | None = None
+    """Why the replay could not run (the copy failed, the tree is too large)."""
+
+    @property
+    def passed(self) -> bool:
+        """Nothing changed, or the original tests pass against the agent's code too."""
+        if not self.changes:
+            return True
+        return self.problem is None and bool(self.runs) and all(r.passed for r in self.runs)
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     files: tuple[FileFact, ...] = ()
     commands: tuple[CommandFact, ...] = ()
     verify: tuple[VerifyRun, ...] = ()
-    tamper: tuple[TamperFinding, ...] | None = None
-    """How the test files changed since the goal was set; None when there is no baseline."""
+    tamper: TestReplay | None = None
+    """The protected tests checked at a passing verify; None when there is no baseline."""
 
 
 @dataclass(frozen=True, slots=True)

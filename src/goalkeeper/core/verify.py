@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -444,7 +444,7 @@ def failure_signature(output: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Test fingerprints
+# Test files
 # ---------------------------------------------------------------------------------------------
 
 DEFAULT_TEST_GLOBS: tuple[str, ...] = (
@@ -462,159 +462,6 @@ DEFAULT_TEST_GLOBS: tuple[str, ...] = (
     "**/*Tests.java",
 )
 """Where test files live by the conventions of pytest, Jest/Vitest/Mocha, Go, Maven/Gradle."""
-
-
-@dataclass(frozen=True, slots=True)
-class TestFingerprint:
-    """What one test file asserts, counted lexically, and the sha256 of its text."""
-
-    __test__ = False  # a value, not a pytest test class
-
-    path: str
-    tests: int
-    asserts: int
-    skips: int
-    digest: str
-
-
-@dataclass(frozen=True, slots=True)
-class TamperFinding:
-    """A test file that lost tests or assertions, gained skips, or disappeared."""
-
-    path: str
-    kind: TamperKind
-    before: int
-    after: int
-
-
-Language = Literal["python", "js", "go", "java", "other"]
-_SUFFIXES: dict[str, Language] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "js",
-    ".jsx": "js",
-    ".ts": "js",
-    ".tsx": "js",
-    ".mjs": "js",
-    ".cjs": "js",
-    ".mts": "js",
-    ".cts": "js",
-    ".go": "go",
-    ".java": "java",
-    ".kt": "java",
-    ".kts": "java",
-}
-
-# Comments and strings in one pass: whichever starts first wins, so a "#" inside a string and a
-# quote inside a comment are both handled. Strings keep their quotes (``it("")`` is still a call)
-# and their line breaks (line-anchored patterns stay anchored).
-_PY_NOISE = re.compile(
-    r"#[^\n]*"
-    r"|(?P<s>\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')"
-)
-_C_NOISE = re.compile(
-    r"//[^\n]*|/\*[\s\S]*?\*/"
-    r"|(?P<s>\"\"\"[\s\S]*?\"\"\"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`)"
-)
-
-_Counters = tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]
-_COUNTERS: dict[Language, _Counters] = {
-    "python": (
-        re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(", re.MULTILINE),
-        re.compile(
-            r"(?<![\w.])assert(?![\w])|\bself\.assert[A-Z]\w*\s*\(|\bpytest\.(?:raises|warns)\s*\("
-        ),
-        re.compile(
-            r"\bpytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\s*\("
-            r"|\bunittest\.(?:skip(?:If|Unless)?|expectedFailure)\b"
-            r"|^[ \t]*@(?:skip(?:If|Unless)?|expectedFailure)\b|\bself\.skipTest\s*\(",
-            re.MULTILINE,
-        ),
-    ),
-    "js": (
-        re.compile(
-            r"(?<![\w$.])(?<!function )[xf]?(?:it|test)"
-            r"(?:\s*\.\s*(?:each|only|skip|todo|concurrent|failing|fails|skipIf|runIf|sequential))*"
-            r"\s*[(`]"
-        ),
-        re.compile(
-            r"(?<![\w$.])expect\s*(?:\.\s*\w+\s*)?\(|(?<![\w$.])assert(?:\s*\.\s*\w+)?\s*\("
-        ),
-        re.compile(
-            r"\.\s*(?:skip|todo|only)\b(?=\s*[(`.])|(?<![\w$.])(?:x(?:it|test|describe)|f(?:it|describe))\s*\("
-        ),
-    ),
-    "go": (
-        re.compile(
-            r"^[ \t]*func[ \t]+Test\w*[ \t]*\([ \t]*\w+[ \t]+\*testing\.T[ \t]*\)", re.MULTILINE
-        ),
-        re.compile(r"\bt\.(?:Error|Fatal|Fail)\w*\s*\(|\b(?:require|assert)\.\w+\s*\("),
-        re.compile(r"\bt\.Skip\w*\s*\("),
-    ),
-    "java": (
-        re.compile(r"@(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b"),
-        re.compile(r"(?<![\w$])assert\w*\s*\(|(?<![\w$.])assert\s"),
-        re.compile(r"@(?:Disabled\w*|Ignore)\b"),
-    ),
-}
-
-
-def language_of(path: str) -> Language:
-    """The language whose test conventions a file follows, from its suffix."""
-    dot = path.rfind(".")
-    return _SUFFIXES.get(path[dot:].lower(), "other") if dot >= 0 else "other"
-
-
-def _code_only(text: str, language: Language) -> str:
-    noise = _PY_NOISE if language == "python" else _C_NOISE
-
-    def blank(m: re.Match[str]) -> str:
-        if m.group("s") is None:
-            return ""
-        s = m.group("s")
-        quote = s[:3] if s[:3] in ('"""', "'''") else s[0]
-        return quote + "\n" * s.count("\n") + quote
-
-    return noise.sub(blank, text)
-
-
-def fingerprint_test_file(path: str, text: str) -> TestFingerprint:
-    """Counts of tests, assertions and skips in one test file, by the language of its suffix;
-    a file of another language counts zero of each but still has a digest. Never raises."""
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    language = language_of(path)
-    counters = _COUNTERS.get(language)
-    if counters is None:
-        return TestFingerprint(path, 0, 0, 0, digest)
-    code = _code_only(text.replace("\r\n", "\n").replace("\r", "\n"), language)
-    tests, asserts, skips = (sum(1 for _ in pattern.finditer(code)) for pattern in counters)
-    return TestFingerprint(path, tests, asserts, skips, digest)
-
-
-def compare_fingerprints(
-    before: Mapping[str, TestFingerprint], after: Mapping[str, TestFingerprint]
-) -> tuple[TamperFinding, ...]:
-    """Notes §11 (protect tests): test files that were deleted, lost tests or assertions, or
-    gained skips since ``before``. A new file, an unchanged digest and a file moved unchanged
-    to another path are not findings; nor is deleting a file that had no tests or assertions
-    (an ``__init__.py``, a helper). Sorted by path, then kind."""
-    moved = {fp.digest for path, fp in after.items() if path not in before}
-    findings: list[TamperFinding] = []
-    for path, old in before.items():
-        new = after.get(path)
-        if new is None:
-            if (old.tests or old.asserts) and old.digest not in moved:
-                findings.append(TamperFinding(path, "deleted", old.tests, 0))
-            continue
-        if new.digest == old.digest:
-            continue
-        if new.tests < old.tests:
-            findings.append(TamperFinding(path, "fewer_tests", old.tests, new.tests))
-        if new.asserts < old.asserts:
-            findings.append(TamperFinding(path, "fewer_asserts", old.asserts, new.asserts))
-        if new.skips > old.skips:
-            findings.append(TamperFinding(path, "more_skips", old.skips, new.skips))
-    return tuple(sorted(findings, key=lambda f: (f.path, f.kind)))
 
 
 # ---------------------------------------------------------------------------------------------

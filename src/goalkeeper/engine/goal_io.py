@@ -10,10 +10,8 @@ database lock. Failures here never crash a hook: they become a notice for the us
 
 from __future__ import annotations
 
-import json
-import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,10 +30,7 @@ from goalkeeper.core.values import (
 from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
-    from goalkeeper.core.verify import TamperFinding, TestFingerprint
     from goalkeeper.store.db import Store
-
-FINGERPRINT_FILE = Path(".goalkeeper") / "goal-tests.json"
 
 
 def apply_goal_actions(
@@ -129,7 +124,8 @@ multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too."""
 def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store) -> list[Action]:
     from goalkeeper.core.promise import promise_of
     from goalkeeper.store.goalfile import create_goal, load_goal
-    from goalkeeper.store.project import fingerprint_tests, infer_verify_commands
+    from goalkeeper.store.project import infer_verify_commands
+    from goalkeeper.store.test_baseline import take_baseline
     from goalkeeper.store.trust import close_others, save_promise
 
     existing = load_goal(project)
@@ -158,7 +154,8 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
         timeout_s=action.timeout_s or DEFAULT_TIMEOUT_S,
     )
     path = create_goal(project, goal, replace=action.replace)
-    save_fingerprint(project, goal.goal_id or "", fingerprint_tests(project))
+    with store.transaction() as conn:  # the tests as they are now are the ones to keep
+        take_baseline(conn, goal.goal_id or "", project, now)
     if action.trusted:  # the user set it: its promise is theirs, and replaces any other
         with store.transaction() as conn:
             save_promise(
@@ -205,53 +202,6 @@ def run_verification(
         if not run.passed:
             break
     return tuple(runs)
-
-
-def tamper_findings(project: Path, goal_id: str | None) -> tuple[TamperFinding, ...] | None:
-    """How the test files changed since the goal was set; None without a baseline."""
-    from goalkeeper.core.verify import compare_fingerprints
-    from goalkeeper.store.project import fingerprint_tests
-
-    baseline = load_fingerprint(project, goal_id)
-    if baseline is None:
-        return None
-    return tuple(compare_fingerprints(baseline, fingerprint_tests(project)))
-
-
-def save_fingerprint(
-    project: Path, goal_id: str, fingerprints: Mapping[str, TestFingerprint]
-) -> None:
-    from dataclasses import asdict
-
-    data = {"goal_id": goal_id, "files": {p: asdict(f) for p, f in fingerprints.items()}}
-    path = project / FINGERPRINT_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def load_fingerprint(project: Path, goal_id: str | None) -> dict[str, TestFingerprint] | None:
-    from goalkeeper.core.verify import TestFingerprint
-    from goalkeeper.store.safe_read import read_capped
-
-    try:
-        raw = read_capped(project / FINGERPRINT_FILE, 64 * 1024 * 1024, within=project)
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("goal_id") != goal_id:
-        return None
-    files = data.get("files")
-    if not isinstance(files, dict):
-        return None
-    out: dict[str, TestFingerprint] = {}
-    for path, raw in files.items():
-        try:
-            out[path] = TestFingerprint(**raw)
-        except TypeError:
-            continue
-    return out
 
 
 def iso(now: float) -> str:

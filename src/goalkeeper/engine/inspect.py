@@ -22,10 +22,15 @@ from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, Verify
 
 if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
     from goalkeeper.engine.ports import Completed, Runner
+    from goalkeeper.store.test_baseline import Baseline
 
 
 def gather_facts(
-    request: Inspect, project: Path, config: Config, runner: Runner, goal_id: str | None = None
+    request: Inspect,
+    project: Path,
+    config: Config,
+    runner: Runner,
+    baseline: Baseline | None = None,
 ) -> Facts:
     files = tuple(_file_fact(project, path) for path in request.files)
     if files:
@@ -44,13 +49,15 @@ def gather_facts(
     verify: tuple[VerifyRun, ...] = ()
     tamper = None
     if request.verify:
-        from goalkeeper.engine.goal_io import run_verification, tamper_findings
+        from goalkeeper.engine.goal_io import run_verification
+        from goalkeeper.engine.replay import check_protected
 
-        verify = run_verification(
-            request.verify, project, runner, request.verify_timeout_s, sandbox=config.sandbox
-        )
+        timeout = request.verify_timeout_s
+        verify = run_verification(request.verify, project, runner, timeout, sandbox=config.sandbox)
         if request.tamper and verify and all(run.passed for run in verify):
-            tamper = tamper_findings(project, goal_id)
+            tamper = check_protected(
+                project, baseline, request.verify, runner, timeout, sandbox=config.sandbox
+            )
     return Facts(files, commands, verify, tamper)
 
 

@@ -112,16 +112,21 @@ class Supervisor:
             try:
                 outcome = self._handle(events, host_state, facts, final=attempt == MAX_INSPECTIONS)
             except _NeedFacts as need:
-                facts = gather_facts(
-                    _approved_only(need.request, need.promise),
-                    self.project,
-                    self.config,
-                    self.runner,
-                    need.promise.goal_id if need.promise is not None else None,
-                )
+                request = _approved_only(need.request, need.promise)
+                baseline = self._baseline(need.promise) if request.tamper else None
+                facts = gather_facts(request, self.project, self.config, self.runner, baseline)
                 continue
             return self._apply_files(outcome)
         raise AssertionError("unreachable: the last attempt never asks for facts")
+
+    def _baseline(self, promise: Promise | None) -> Any:
+        """The protected tests of the approved goal (``store.test_baseline``), or None."""
+        if promise is None:
+            return None
+        from goalkeeper.store.test_baseline import load_baseline
+
+        with self.store.transaction() as conn:
+            return load_baseline(conn, promise.goal_id)
 
     def _apply_files(self, outcome: Outcome) -> Outcome:
         """GOAL.md changes happen after the transaction (they may run for a while, and a

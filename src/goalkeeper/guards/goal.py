@@ -32,6 +32,7 @@ from goalkeeper.core.values import (
     Close,
     Continue,
     Event,
+    Facts,
     Inspect,
     Notify,
     Pause,
@@ -52,6 +53,7 @@ from goalkeeper.guards.goal_held import (
     on_approval_call,
     on_approve_choice,
 )
+from goalkeeper.guards.goal_tests import proof_record, tests_held, tests_key
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
@@ -76,8 +78,9 @@ class GoalState:
     """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
     asking: str | None = None
     """The GOAL.md digest the user is being asked to approve through ``goal_approval``."""
-    tamper_flagged: str | None = None
-    tamper_mark: int = 0
+    tests_held: str | None = None
+    """The change of the protected tests last held (``goal_tests.tests_key``): said once, then
+    the loop pauses for the user."""
     context_warned: bool = False
     notified_problem: str | None = None
     passed_logged: int = -1
@@ -179,7 +182,7 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     prefix, s = _context_pressure(ev, s, doc, ctx)
     if failed is not None:
         return _failed(failed, goal, s, ctx, prefix)
-    return _passed(facts.tamper, goal, doc, s, ctx, prefix)
+    return _passed(facts, goal, doc, s, ctx, prefix)
 
 
 def _failed(
@@ -250,7 +253,7 @@ def _failed(
 
 
 def _passed(
-    tamper: tuple[Any, ...] | None,
+    facts: Facts,
     goal: Goal,
     doc: GoalDoc,
     s: GoalState,
@@ -260,17 +263,11 @@ def _passed(
     say, now = ctx.say, _iso(ctx.now)
     commands = ", ".join(f"`{c}`" for c in goal.verify)
     passed = Notify(say("goal.progress.passed", command=", ".join(goal.verify)))
-    if tamper:
-        key = "|".join(f"{f.path}:{f.kind}:{f.after}" for f in tamper)
-        if s.tamper_flagged != key:
-            s = replace(s, tamper_flagged=key, tamper_mark=len(goal.progress_log))
-        if not _tamper_justified(tamper, goal, s):
-            items = "\n".join(
-                say(f"goal.tamper.{f.kind}", path=f.path, before=f.before, after=f.after)
-                for f in tamper
-            )
-            text = say("goal.tamper", items=items, path=doc.path)
-            return Verdict((passed, Continue(text), Record("goal_tamper", {"findings": key})), s)
+    replay = facts.tamper
+    if replay is not None and not replay.passed:
+        key = tests_key(replay)
+        held = tests_held(replay, s.tests_held == key, doc.path, ctx)
+        return Verdict((passed, *held), replace(s, tests_held=key))
     open_criteria = goal.open_criteria
     if open_criteria:
         items = "\n".join(f"- [ ] {c.text}" for c in open_criteria)
@@ -294,7 +291,8 @@ def _passed(
         archive=True,
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
-    return Verdict((WriteGoal(update), passed, close, Record("goal_complete", {})), s)
+    record = Record("goal_complete", proof_record(facts.verify, replay))
+    return Verdict((WriteGoal(update), passed, close, record), s)
 
 
 ASK_KEY = "goal.blocked"
@@ -420,12 +418,6 @@ def _context_pressure(
     return text, replace(s, context_warned=True)
 
 
-def _tamper_justified(tamper: tuple[Any, ...], goal: Goal, s: GoalState) -> bool:
-    """Each changed test file is named in a Progress Log line written after it was flagged."""
-    lines = goal.progress_log[s.tamper_mark :]
-    return all(any(_basename(f.path) in line for line in lines) for f in tamper)
-
-
 def render_goal_anchors(goal: Goal, ctx: Context) -> str:
     say = ctx.say
     doc = ctx.goal
@@ -481,10 +473,6 @@ def _result(run: VerifyRun, ctx: Context) -> str:
     if run.timed_out:
         return ctx.say("goal.timed_out", seconds=f"{run.seconds:.0f}")
     return ctx.say("goal.exit", code=run.exit_code)
-
-
-def _basename(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
 
 
 def _iso(now: float) -> str:

@@ -72,4 +72,29 @@ def m003_trust(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_initial, m002_deferred_advice, m003_trust)
+def m004_test_baselines(conn: sqlite3.Connection) -> None:
+    """Protected tests: the content of every test file and test configuration when a goal was
+    set (``store.test_baseline``), so a passing verify can be run again against them."""
+    conn.execute(
+        """CREATE TABLE test_baselines (
+            goal_id TEXT NOT NULL,
+            path    TEXT NOT NULL,
+            digest  TEXT NOT NULL,
+            content BLOB NOT NULL,
+            PRIMARY KEY (goal_id, path)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE test_baseline_goals (
+            goal_id  TEXT PRIMARY KEY,
+            taken_at REAL NOT NULL
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_initial,
+    m002_deferred_advice,
+    m003_trust,
+    m004_test_baselines,
+)

@@ -1,9 +1,9 @@
-"""Reading the project a goal works in: its own verify commands, and fingerprints of its tests.
+"""Reading the project a goal works in: its own verify and test commands, and its files.
 
 Seed 004 §4.5 step 2: when a goal names no command, the command comes from the project's own
 configuration (``package.json`` scripts, ``pyproject.toml``, a ``Makefile`` target, ``Cargo.toml``,
 ``go.mod``), not from a guess; when nothing fits, the answer is empty and the caller asks the
-user (step 3). The test fingerprints are the baseline for catching tampered tests (notes §11).
+user (step 3). ``walk_files`` lists the project's own files (for the protected tests).
 Reads files only; never writes, never runs anything, never raises: an unreadable or malformed
 file counts as absent.
 """
@@ -13,19 +13,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.core.verify import DEFAULT_TEST_GLOBS, TestFingerprint, fingerprint_test_file
-from goalkeeper.core.verify import is_test_path as _is_test_path
-
 MAX_FILE_BYTES = 1_000_000
-"""Test files and configuration larger than this are generated or vendored, not written by
-hand: skipped, which also bounds the time a fingerprint takes."""
+"""Configuration files larger than this are generated or vendored, not written by hand."""
 SKIP_DIRS = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", "dist", "build", ".goalkeeper"}
     | {".hg", ".svn", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "target"}
@@ -75,55 +70,6 @@ def infer_verify_commands(project: Path, kinds: Sequence[str]) -> tuple[str, ...
             found = []
         out.extend(c for c in found if c not in out)
     return tuple(out)
-
-
-def fingerprint_tests(
-    project: Path, globs: Sequence[str] = DEFAULT_TEST_GLOBS, limit: int = 2000
-) -> dict[str, TestFingerprint]:
-    """Fingerprints of the project's test files by relative POSIX path: at most ``limit``
-    files, in sorted walk order, each at most ``MAX_FILE_BYTES``. Tool, dependency and build
-    folders (``SKIP_DIRS``) are not entered, symlinked folders are not followed, unreadable
-    files are skipped. Never raises."""
-    out: dict[str, TestFingerprint] = {}
-    if limit <= 0:
-        return out
-    for rel, path in _walk(project):
-        if not _is_test_path(rel, globs):
-            continue
-        fingerprint = _fingerprint(rel, path, project)
-        if fingerprint is None:
-            continue
-        out[rel] = fingerprint
-        if len(out) >= limit:
-            break
-    return out
-
-
-_fingerprints: dict[str, tuple[tuple[int, int, int], TestFingerprint]] = {}
-_RACY_NS = 2_000_000_000
-_MAX_CACHED = 20_000
-
-
-def _fingerprint(rel: str, path: str, root: Path) -> TestFingerprint | None:
-    """One file's fingerprint, computed again only when its (mtime, size, inode) changed: the
-    warm engine fingerprints the same unchanged test files at every Stop of an active goal."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-    cached = _fingerprints.get(path)
-    if cached is not None and cached[0] == stamp and cached[1].path == rel:
-        return cached[1]
-    text = _read(Path(path), root)
-    if text is None:
-        return None
-    fingerprint = fingerprint_test_file(rel, text)
-    if time.time_ns() - st.st_mtime_ns > _RACY_NS:  # a file written just now may change again
-        if len(_fingerprints) >= _MAX_CACHED:  # within the same mtime tick, at the same size
-            _fingerprints.clear()
-        _fingerprints[path] = (stamp, fingerprint)
-    return fingerprint
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +236,12 @@ def _make_targets(root: Path) -> frozenset[str]:
                 targets.update(t for t in m.group(1).split() if not t.startswith("."))
             return frozenset(targets)
     return frozenset()
+
+
+def walk_files(root: Path) -> Iterator[tuple[str, str]]:
+    """Files under ``root`` as (relative POSIX path, path), sorted, without tool, dependency
+    and build folders (``SKIP_DIRS``); symlinked folders are not followed. Never raises."""
+    return _walk(root)
 
 
 def _walk(root: Path) -> Iterator[tuple[str, str]]:

@@ -1,0 +1,95 @@
+"""``goalkeeper goal accept-tests``: accept the changes to the goal's protected tests."""
+
+from __future__ import annotations
+
+import difflib
+import time
+
+import click
+
+from goalkeeper.cli.app import App, ExitCode, echo_json, fail
+from goalkeeper.cli.goal import goal_group
+from goalkeeper.cli.trusted import refuse_in_agent_shell
+
+MAX_DIFF_LINES = 200
+
+
+@goal_group.command("accept-tests")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask; accept what is shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_obj
+def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
+    """Accept the test files and test configuration as they are now as the goal's tests.
+
+    When the goal was set, goalkeeper kept its tests (every test file, conftest.py, pytest's
+    settings, package.json's scripts, the Makefile ...). A verification that passes only with
+    changes to them is not proven: goalkeeper runs it again against the original tests. If the
+    change was right (a test that was wrong), accept it here: this shows the diff and makes the
+    tests as they are now the ones the goal is checked against. Run it in your own terminal: it
+    refuses to run inside an agent's shell.
+
+    Exit status: 0 when accepted (or nothing changed), 1 when there is no approved goal or you
+    declined, 2 inside an agent's shell.
+    """
+    refuse_in_agent_shell("goal accept-tests")
+    from goalkeeper.core.protected import changed_tests
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.goalfile import load_goal
+    from goalkeeper.store.test_baseline import current_digests, load_baseline, take_baseline
+    from goalkeeper.store.trust import current_promise
+
+    doc = load_goal(app.project)
+    goal_id = doc.goal.goal_id if doc is not None and doc.goal is not None else None
+    store = Store(app.project)
+    try:
+        with store.transaction() as conn:
+            promise = current_promise(conn, goal_id)
+            baseline = load_baseline(conn, promise.goal_id) if promise is not None else None
+        if promise is None:
+            raise fail("no approved goal here; set one first: goalkeeper goal set …", 1)
+        changes = changed_tests(baseline.digests, current_digests(app.project)) if baseline else ()
+        if baseline is not None and not changes:
+            if as_json:
+                echo_json({"accepted": False, "changes": []})
+            else:
+                click.echo("Nothing to accept: the goal's tests are as they were.")
+            return int(ExitCode.OK)
+        if not as_json:
+            click.echo(_diff(app, baseline, changes))
+        asked = not yes and not as_json
+        if asked and not click.confirm("Accept these tests as the goal's tests?", default=False):
+            click.echo("Not accepted; the goal is checked against the original tests.")
+            return int(ExitCode.NOT_PASSED)
+        with store.transaction() as conn:
+            kept = take_baseline(conn, promise.goal_id, app.project, time.time())
+    finally:
+        store.close()
+    if as_json:
+        listed = [{"path": c.path, "kind": c.kind} for c in changes]
+        echo_json({"accepted": True, "changes": listed, "protected": kept})
+    else:
+        click.echo(f"Accepted: the goal is now checked against these tests ({kept} files).")
+    return int(ExitCode.OK)
+
+
+def _diff(app: App, baseline: object, changes: tuple[object, ...]) -> str:
+    """A unified diff of every changed protected file, bounded."""
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    lines: list[str] = []
+    contents = getattr(baseline, "contents", {})
+    for change in changes:
+        path = str(getattr(change, "path", ""))
+        before = contents.get(path, b"").decode("utf-8", "replace").splitlines()
+        try:
+            now = read_capped(app.project / path, 1_000_000, within=app.project)
+            after = now.decode("utf-8", "replace").splitlines()
+        except UnsafeFile:
+            after = []
+        lines += difflib.unified_diff(before, after, f"a/{path}", f"b/{path}", lineterm="")
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"… {len(lines) - MAX_DIFF_LINES} more lines"]
+    return "\n".join(lines) or "(no baseline was kept for this goal; the tests as they are now)"
+
+
+COMMANDS = ()

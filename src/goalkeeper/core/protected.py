@@ -1,0 +1,113 @@
+"""Protected tests (issue 11): the test files and test configuration a goal was set against,
+and how the work tree differs from them now.
+
+When a goal is set, goalkeeper keeps the content of every test file and of the configuration
+that decides what the tests do (pytest's table in ``pyproject.toml``, ``pytest.ini``, every
+``conftest.py``, ``package.json``'s test scripts, the Makefile, jest/vitest configs …). At a
+passing verify, a test the agent changed since then makes goalkeeper run the verify again in a
+scratch copy of the work tree with the original tests restored over the agent's code
+(SWE-bench's FAIL_TO_PASS idea, run live): the goal is proven only if it passes there too.
+This module says which files are protected and what changed; it reads no files. Pure.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from goalkeeper.core.verify import DEFAULT_TEST_GLOBS, is_test_path
+
+CONFIG_FILES = frozenset(
+    {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "package.json", "noxfile.py"}
+    | {"Makefile", "makefile", "GNUmakefile", "conftest.py", ".mocharc.json", ".mocharc.yml"}
+    | {".mocharc.js", ".mocharc.cjs", "karma.conf.js"}
+)
+"""Configuration that decides what the test command does (its name anywhere in the tree)."""
+CONFIG_PATTERNS = ("jest.config.*", "vitest.config.*", "vitest.workspace.*", "playwright.config.*")
+PACKAGE_KEYS = ("jest", "vitest", "mocha", "ava", "c8", "nyc")
+"""``package.json`` keys that configure a test runner, besides its scripts."""
+
+ChangeKind = Literal["modified", "deleted", "added"]
+
+
+@dataclass(frozen=True, slots=True)
+class TestChange:
+    """A protected file that is not what it was when the goal was set."""
+
+    __test__ = False  # a value, not a pytest test class
+
+    path: str
+    kind: ChangeKind
+
+
+def is_protected(path: str) -> bool:
+    """Whether the project-relative POSIX ``path`` is a test file or test configuration."""
+    return is_test_config(path) or is_test_path(path, DEFAULT_TEST_GLOBS)
+
+
+def is_test_config(path: str) -> bool:
+    """Whether ``path`` configures how tests run (``conftest.py``, ``pytest.ini`` …): a new one
+    changes what the old tests do, unlike a new test file."""
+    name = path.rsplit("/", 1)[-1]
+    return name in CONFIG_FILES or any(fnmatch.fnmatch(name, p) for p in CONFIG_PATTERNS)
+
+
+def protected_digest(path: str, content: bytes) -> str:
+    """The digest that decides whether a protected file changed: the whole content, except for
+    files that mix test configuration with other things, where only the test part counts
+    (a version bump in ``pyproject.toml`` or a new dependency in ``package.json`` is not a test
+    change; a new ``addopts`` or ``scripts.test`` is)."""
+    name = path.rsplit("/", 1)[-1]
+    part: bytes = content
+    if name == "pyproject.toml":
+        part = _pyproject_tests(content)
+    elif name == "package.json":
+        part = _package_tests(content)
+    return hashlib.sha256(part).hexdigest()
+
+
+def changed_tests(
+    baseline: Mapping[str, str], current: Mapping[str, str]
+) -> tuple[TestChange, ...]:
+    """Protected files whose digest differs from the baseline, or that are gone, and test
+    configuration that is new (a ``conftest.py`` that drops tests). New test files are the
+    agent's new tests: they are kept and run, not a change of the old ones."""
+    out: list[TestChange] = []
+    for path in sorted(baseline):
+        now = current.get(path)
+        if now is None:
+            out.append(TestChange(path, "deleted"))
+        elif now != baseline[path]:
+            out.append(TestChange(path, "modified"))
+    for path in sorted(current):
+        if path not in baseline and is_test_config(path):
+            out.append(TestChange(path, "added"))
+    return tuple(out)
+
+
+def _pyproject_tests(content: bytes) -> bytes:
+    import tomllib
+
+    try:
+        data = tomllib.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return content  # unreadable: the whole file counts
+    tool = data.get("tool")
+    table = tool.get("pytest") if isinstance(tool, dict) else None
+    return json.dumps(table, sort_keys=True, default=str).encode()
+
+
+def _package_tests(content: bytes) -> bytes:
+    try:
+        data = json.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return content
+    if not isinstance(data, dict):
+        return content
+    # every script: `test` may call `npm run unit`, and what `unit` does is then the test
+    part = {"scripts": data.get("scripts"), **{k: data.get(k) for k in PACKAGE_KEYS if k in data}}
+    return json.dumps(part, sort_keys=True, default=str).encode()

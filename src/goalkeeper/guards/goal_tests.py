@@ -1,0 +1,83 @@
+"""Protected tests at a passing verify (issue 11): what the goal guard says when the goal's
+tests pass only with the agent's changes to them, and the record a proven goal leaves.
+
+``engine.replay`` runs the verify again against the original tests when a protected file
+changed; this module turns that ``TestReplay`` into actions. The agent is sent back once
+(restore the tests and fix the code, or ask the user); the same held change at the next stop
+pauses, because only the user can accept changed tests (``goalkeeper goal accept-tests``).
+Pure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from goalkeeper.core.argv import command_argv
+from goalkeeper.core.values import Action, Continue, Notify, Pause, Record, TestReplay, VerifyRun
+from goalkeeper.guards.spec import Context
+
+TAIL_CHARS = 1500
+MAX_NAMED = 12
+
+
+def tests_key(replay: TestReplay) -> str:
+    """One change of the tests (and whether it could be checked), to say it once."""
+    blob = "|".join(f"{c.path}:{c.kind}" for c in replay.changes) + f"|{replay.problem or ''}"
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def tests_held(replay: TestReplay, again: bool, path: str, ctx: Context) -> tuple[Action, ...]:
+    """The verify passes, but the original tests fail against the agent's code (or could not be
+    run). First time: the agent is sent back; ``again``: the loop pauses for the user."""
+    say = ctx.say
+    changed = "\n".join(
+        say(f"proof.tests.{c.kind}", path=c.path) for c in replay.changes[:MAX_NAMED]
+    )
+    if len(replay.changes) > MAX_NAMED:
+        changed += "\n" + say("proof.tests.more", n=len(replay.changes) - MAX_NAMED)
+    record = Record(
+        "goal_tests_held",
+        {
+            "changes": [{"path": c.path, "kind": c.kind} for c in replay.changes],
+            "problem": replay.problem,
+            "runs": [run_record(r) for r in replay.runs],
+        },
+    )
+    if replay.problem is not None:
+        text = say("proof.tests.unchecked_user", changed=changed, problem=replay.problem)
+        return (Pause(text), record)
+    failed = next((r for r in replay.runs if not r.passed), None)
+    tail = (failed.output_tail[-TAIL_CHARS:].strip() if failed else "") or "(no output)"
+    user = say("proof.tests.held_user", changed=changed)
+    if again:
+        return (Pause(user), record)
+    agent = say("proof.tests.held", changed=changed, tail=tail, path=path)
+    return (Continue(agent), Notify(user, "warning"), record)
+
+
+def run_record(run: VerifyRun) -> dict[str, object]:
+    """What a completion record keeps of one verification run (issue 11, item 7)."""
+    return {
+        "command": run.command,
+        "argv": list(command_argv(run.command)),
+        "exit": run.exit_code,
+        "timed_out": run.timed_out,
+        "seconds": round(run.seconds, 3),
+        "output_sha256": hashlib.sha256(
+            run.output_tail.encode("utf-8", "surrogatepass")
+        ).hexdigest(),
+    }
+
+
+def proof_record(runs: tuple[VerifyRun, ...], replay: TestReplay | None) -> dict[str, object]:
+    """What a proven goal records: each verification, the protected tests and their replay."""
+    if replay is None:
+        protected: object = "no baseline"
+    elif not replay.changes:
+        protected = "unchanged"
+    else:
+        protected = {
+            "changes": [{"path": c.path, "kind": c.kind} for c in replay.changes],
+            "replay": [run_record(r) for r in replay.runs],
+        }
+    return {"verify": [run_record(r) for r in runs], "protected_tests": protected}

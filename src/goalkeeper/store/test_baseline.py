@@ -1,0 +1,136 @@
+"""The protected tests of a goal on disk and in the state database.
+
+``snapshot`` reads the project's test files and test configuration (``core.protected``) as they
+are now; ``save_baseline`` keeps them with the goal, in ``.goalkeeper/state.db`` where the
+agent's tools may not write; ``current_digests`` tells what they are at a later stop. Files are
+read through ``safe_read`` (regular files in the project, size-capped) and the walk skips tool,
+dependency and build folders, so a planted FIFO or a vendored tree costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from goalkeeper.core.protected import is_protected, protected_digest
+
+MAX_FILES = 2000
+MAX_FILE_BYTES = 1_000_000
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
+"""A test suite larger than this is not written by hand; what is beyond it is not protected."""
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """The protected files of a goal: their content and change digest, by relative path."""
+
+    goal_id: str
+    contents: dict[str, bytes]
+    digests: dict[str, str]
+
+
+def snapshot(project: Path) -> dict[str, bytes]:
+    """The protected files of ``project`` now, by relative POSIX path (bounded; never raises)."""
+    from goalkeeper.store.project import walk_files
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    out: dict[str, bytes] = {}
+    total = 0
+    for rel, path in walk_files(project):
+        if not is_protected(rel):
+            continue
+        try:
+            data = read_capped(path, MAX_FILE_BYTES, within=project)
+        except UnsafeFile:
+            continue
+        total += len(data)
+        if total > MAX_TOTAL_BYTES or len(out) >= MAX_FILES:
+            break
+        out[rel] = data
+    return out
+
+
+_digests: dict[str, tuple[tuple[int, int, int], str]] = {}
+_RACY_NS = 2_000_000_000
+
+
+def current_digests(project: Path) -> dict[str, str]:
+    """The change digest of every protected file now, computed again only for files whose
+    (mtime, size, inode) moved: this runs at every passing verify of an active goal."""
+    import time
+
+    from goalkeeper.store.project import walk_files
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    out: dict[str, str] = {}
+    for rel, path in walk_files(project):
+        if not is_protected(rel):
+            continue
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = _digests.get(path)
+        if cached is not None and cached[0] == stamp:
+            out[rel] = cached[1]
+            continue
+        try:
+            digest = protected_digest(rel, read_capped(path, MAX_FILE_BYTES, within=project))
+        except UnsafeFile:
+            continue
+        out[rel] = digest
+        if time.time_ns() - st.st_mtime_ns > _RACY_NS:  # a file written just now may change
+            _digests[path] = (stamp, digest)
+        if len(out) >= MAX_FILES:
+            break
+    return out
+
+
+def save_baseline(conn: sqlite3.Connection, goal_id: str, contents: dict[str, bytes]) -> None:
+    """Keep ``contents`` as the protected tests of ``goal_id`` (replacing what was kept)."""
+    conn.execute("DELETE FROM test_baselines WHERE goal_id = ?", (goal_id,))
+    conn.executemany(
+        "INSERT INTO test_baselines (goal_id, path, digest, content) VALUES (?, ?, ?, ?)",
+        [(goal_id, p, protected_digest(p, c), c) for p, c in contents.items()],
+    )
+
+
+def load_baseline(conn: sqlite3.Connection, goal_id: str) -> Baseline | None:
+    """The protected tests kept for ``goal_id``; None when none were kept."""
+    rows = conn.execute(
+        "SELECT path, digest, content FROM test_baselines WHERE goal_id = ?", (goal_id,)
+    ).fetchall()
+    marker = conn.execute(
+        "SELECT 1 FROM test_baseline_goals WHERE goal_id = ?", (goal_id,)
+    ).fetchone()
+    if marker is None:
+        return None
+    return Baseline(
+        goal_id,
+        {str(p): bytes(c) for p, _, c in rows},
+        {str(p): str(d) for p, d, _ in rows},
+    )
+
+
+def mark_baseline(conn: sqlite3.Connection, goal_id: str, now: float) -> None:
+    """Record that ``goal_id`` has a baseline (an empty one too: a project without tests)."""
+    conn.execute(
+        "INSERT OR REPLACE INTO test_baseline_goals (goal_id, taken_at) VALUES (?, ?)",
+        (goal_id, now),
+    )
+
+
+def take_baseline(conn: sqlite3.Connection, goal_id: str, project: Path, now: float) -> int:
+    """Snapshot the project's protected files as ``goal_id``'s baseline; how many."""
+    contents = snapshot(project)
+    save_baseline(conn, goal_id, contents)
+    mark_baseline(conn, goal_id, now)
+    return len(contents)
+
+
+def digest_of(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
