@@ -61,6 +61,7 @@ def test_other_files_are_the_agents_to_write(path: str) -> None:
         "cd sub && /opt/venv/bin/goalkeeper goal clear",
         "GOALKEEPER_SERVER=off goalkeeper goal approve",
         "bash -c 'goalkeeper allow'",
+        "goalkeeper goal accept-tests --yes",
         "echo . | xargs goalkeeper -C goal approve",
     ],
 )

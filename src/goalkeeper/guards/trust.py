@@ -4,9 +4,9 @@ the commands that grant them.
 goalkeeper keeps what the user approved (a goal's promise, the config files' digests, the
 repair counters) in ``.goalkeeper/``, and the user's own settings in their config file. A write
 tool aimed there, or a shell command that writes, moves or deletes there, is refused; so is a
-shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve|resume|clear``, which
-also refuse to run in an agent's shell by themselves. It reads the call's text, as the question
-gate does: it is a guard, not a sandbox. Pure.
+shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve``, ``accept-tests``,
+``resume`` or ``clear``, which also refuse to run in an agent's shell by themselves. It reads
+the call's text, as the question gate does: it is a guard, not a sandbox. Pure.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from goalkeeper.guards.spec import Context, Verdict
 STATE_DIR = ".goalkeeper"
 _APPROVAL = re.compile(
     r"(?<![\w.-])goalkeeper(?:\s+(?:-C|--project)(?:=|\s+)\S+|\s+--?[\w-]+)*"
-    r"\s+(?P<sub>allow|goal\s+(?:approve|resume|clear))(?![\w-])"
+    r"\s+(?P<sub>allow|goal\s+(?:approve|accept-tests|resume|clear))(?![\w-])"
 )
 """goalkeeper subcommands that approve on the user's behalf (or free the agent of its goal),
 after any global options."""
