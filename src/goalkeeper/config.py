@@ -55,7 +55,9 @@ class Config:
     max_continuations: int = 40
     """Automatic continuations in a row (since the last real user message) before pausing."""
     check_needs_tool: bool = True
-    """A [PDCA] check counts only if the round ran a tool (where the host can tell)."""
+    """A [PDCA] check counts only if a verification ran and finished in its round (a test
+    runner or a declared command, read from what the host recorded). Off: a reported check
+    counts without one; a project file that turns it off counts only once the user approved it."""
     transcript_tail_kb: int = 1024
     """Most transcript bytes a Stop hook reads when it has no remembered offset."""
     server: ServerMode = "auto"

@@ -12,14 +12,20 @@ from typing import Any
 import pytest
 
 from goalkeeper.core.evidence import (
+    Baseline,
     CommandClaim,
     FileClaim,
     Gate,
+    content_key,
     evidence_claims,
+    gate_names,
+    gate_weakened,
+    make_baseline,
     normalize_evidence,
     parse_gate,
     validate_evidence,
     validate_gate,
+    validate_gate_kind,
 )
 from goalkeeper.core.messages import make_say
 from goalkeeper.core.todos import UNDEFINED, Task, js_str
@@ -756,3 +762,112 @@ def test_js_str(value: object, shown: str) -> None:
 def test_js_str_small_float_exponent() -> None:
     """A small float uses JavaScript's exponent form without a padded zero."""
     assert js_str(1e-7) == "1e-7"
+
+
+# ---------------------------------------------------------------------------------------------
+# Declared gates are duties (audit D3, D4)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stored", "proposed"),
+    [
+        ({"test": True}, None),
+        ({"test": True}, {"test": False}),
+        (["test", "audit"], "audit"),
+        (["test", "audit"], {"test": True, "audit": "yes"}),
+        ("audit", []),
+        ("test", "magic"),
+    ],
+)
+def test_dropping_a_declared_duty_is_a_problem(stored: object, proposed: object) -> None:
+    """Any update of the gate that loses test or audit is refused."""
+    problem = gate_weakened(2, stored, proposed)
+    assert problem is not None and problem.key == "todo.gate.kept"
+    assert dict(problem.fields)["id"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("stored", "proposed"),
+    [
+        ({"test": True}, ["test", "audit"]),
+        ("test", {"test": True}),
+        (None, None),
+        ("magic", None),
+        ("audit", ["audit", "test"]),
+    ],
+)
+def test_keeping_or_adding_duties_is_fine(stored: object, proposed: object) -> None:
+    """The same duties in another shape, more duties, or no duty before: no problem."""
+    assert gate_weakened(1, stored, proposed) is None
+
+
+def test_gate_names() -> None:
+    """Gates are named with the ids the tool takes; none is a dash."""
+    assert [gate_names(g) for g in (Gate(True, True), Gate(True), Gate(audit=True), Gate())] == [
+        "test+audit",
+        "test",
+        "audit",
+        "-",
+    ]
+
+
+def test_effect_cannot_complete_a_gated_task() -> None:
+    """effect evidence on a task with any gate is a problem; on an ungated task it is not."""
+    tasks = [
+        Task(1, "plain"),
+        Task(2, "tested", metadata={"gate": {"test": True}}),
+        Task(3, "audited", metadata={"gate": "audit"}),
+    ]
+    effect = {"kind": "effect", "evidence": [{"type": "cmd", "cmd": "echo ok", "exit": 0}]}
+    assert validate_gate_kind(tasks, 1, effect) is None
+    assert en(validate_gate_kind(tasks, 2, effect)) == (
+        "goalkeeper: task #2 declares the gate test. effect evidence is a declaration left for "
+        "human acceptance, so it cannot complete a gated todo: complete it with runnable evidence "
+        "(a test command goalkeeper re-runs) or state evidence (the files you changed), with a "
+        "review entry for an audit gate; or set it back to pending and explain the blocker."
+    )
+    assert validate_gate_kind(tasks, 3, effect) is not None
+    runnable = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": "pytest", "exit": 0}]}
+    assert validate_gate_kind(tasks, 2, runnable) is None
+    assert validate_gate_kind(tasks, "2", effect) is None  # not a number: the tree gate decides
+
+
+# ---------------------------------------------------------------------------------------------
+# Baselines: what the project's files held when a task was created
+# ---------------------------------------------------------------------------------------------
+
+DIGEST_A = "a" * 64
+DIGEST_B = "b" * 64
+
+
+def test_a_baseline_knows_each_file_it_read() -> None:
+    """A file read has its content key; one that was not there is empty; one not read is
+    unknown."""
+    baseline = make_baseline(
+        [("src/a.py", DIGEST_A), ("big.bin", ""), ("b.py", DIGEST_B)], ("node_modules",), True
+    )
+    assert baseline.before("src/a.py") == content_key(DIGEST_A)
+    assert baseline.before("b.py") == content_key(DIGEST_B)
+    assert baseline.before("big.bin") is None
+    assert baseline.before("new.py") == ""
+    assert baseline.before("node_modules/x.js") is None
+    assert baseline.before("node_modules_x.js") == ""
+
+
+def test_a_partial_baseline_cannot_say_a_file_was_absent() -> None:
+    """When a limit cut the snapshot short, a file it lacks is unknown, not new."""
+    baseline = make_baseline([("a.py", DIGEST_A)], (), False)
+    assert baseline.before("a.py") == content_key(DIGEST_A)
+    assert baseline.before("b.py") is None
+
+
+def test_a_baseline_is_compact_and_shared_by_content() -> None:
+    """28 characters a file whatever its path; the same files give the same ident."""
+    entries = [(f"deep/folder/name/{i}.py", DIGEST_A) for i in range(100)]
+    one = make_baseline(entries, (), True)
+    assert len(one.packed) == 28 * 100
+    assert one.ident == make_baseline(list(reversed(entries)), (), True).ident
+    assert one.ident != make_baseline(entries[1:], (), True).ident
+    assert all(one.before(rel) == content_key(DIGEST_A) for rel, _ in entries)
+    assert Baseline().before("x") is None

@@ -6,19 +6,28 @@ from goalkeeper.core.gates import (
     CheckHistory,
     GateResult,
     OpenItem,
+    RanCommand,
+    change_filter,
+    command_digest,
+    declared_commands,
     evaluate_check_gate,
     evaluate_gates,
     evaluate_map_gate,
     evaluate_okr_gate,
     evaluate_plan_gates,
+    evaluate_round,
+    parse_ran,
+    render_ran,
 )
 from goalkeeper.core.plan import parse_plan
+from goalkeeper.core.values import ToolRun
+from goalkeeper.core.verification import find_verification
 
 CLOSED_PLAN = parse_plan(
     "## Key Results\n- [x] a\n- [-] b (cancelled: no demand)\n"
     "## User Story Map\n- [ ] slice\n  - [x] c\n  - [-] d（取消：延后）\n"
 )
-CHECKED = CheckHistory(last_do=3, last_check=4, check_had_tools=True)
+CHECKED = CheckHistory(last_do=3, last_check=4, check_status="passed")
 
 
 def _problems(result: GateResult) -> list[tuple[str, str]]:
@@ -44,7 +53,7 @@ def test_check_gate_fails_on_an_empty_history() -> None:
 
 def test_check_gate_fails_when_do_follows_check() -> None:
     """A ``do`` after the last ``check`` closes the gate (``do_after_check``)."""
-    result = evaluate_check_gate(CheckHistory(last_do=5, last_check=4, check_had_tools=True))
+    result = evaluate_check_gate(CheckHistory(last_do=5, last_check=4, check_status="passed"))
     assert not result.passed
     assert [item.problem for item in result.open] == ["do_after_check"]
 
@@ -58,33 +67,171 @@ def test_check_gate_passes_when_check_follows_do() -> None:
 
 def test_check_gate_passes_with_check_and_no_do() -> None:
     """A check with no ``do`` before it is enough."""
-    assert evaluate_check_gate(CheckHistory(last_check=1, check_had_tools=True)).passed
+    assert evaluate_check_gate(CheckHistory(last_check=1, check_status="passed")).passed
 
 
 def test_check_gate_fails_when_check_ran_no_tool() -> None:
     """With ``require_tool``, a check that ran no tool is no evidence."""
-    history = CheckHistory(last_do=1, last_check=2, check_had_tools=False)
+    history = CheckHistory(last_do=1, last_check=2, check_status="idle")
     result = evaluate_check_gate(history, require_tool=True)
     assert not result.passed
     assert [item.problem for item in result.open] == ["check_without_evidence"]
 
 
 def test_check_gate_ignores_tools_when_not_required() -> None:
-    """Without ``require_tool``, a check that ran no tool still counts."""
-    history = CheckHistory(last_do=1, last_check=2, check_had_tools=False)
-    assert evaluate_check_gate(history, require_tool=False).passed
+    """Without ``require_tool``, a check that ran no tool (or no verification) still counts."""
+    for status in ("idle", "none", "failed", "unreadable"):
+        history = CheckHistory(last_do=1, last_check=2, check_status=status)
+        assert evaluate_check_gate(history, require_tool=False).passed
+    changed = CheckHistory(last_do=1, last_check=2, check_status="passed", last_change=3)
+    assert evaluate_check_gate(changed, require_tool=False).passed
 
 
 def test_check_gate_requires_tools_by_default() -> None:
     """``require_tool`` defaults to on."""
-    history = CheckHistory(last_do=1, last_check=2, check_had_tools=False)
+    history = CheckHistory(last_do=1, last_check=2, check_status="idle")
     assert not evaluate_check_gate(history).passed
 
 
-def test_check_gate_passes_when_tools_are_unknown() -> None:
-    """When the host cannot tell whether tools ran (None), the check counts."""
-    history = CheckHistory(last_do=1, last_check=2, check_had_tools=None)
-    assert evaluate_check_gate(history, require_tool=True).passed
+def test_check_gate_passes_when_the_host_reports_no_runs() -> None:
+    """A host that reports only a tool count (``untold``) keeps the old rule: the check counts,
+    as it does for a session recorded before rounds were judged (None)."""
+    for status in ("untold", None):
+        history = CheckHistory(last_do=1, last_check=2, check_status=status)
+        assert evaluate_check_gate(history, require_tool=True).passed
+
+
+def test_check_gate_names_why_a_check_round_proves_nothing() -> None:
+    """No verification, a failing one, a change after it, an unreadable record: each its own
+    problem; a passing or unknown-outcome verification passes."""
+    expected = {
+        "none": "check_not_verified",
+        "failed": "check_failed",
+        "stale": "check_stale",
+        "unreadable": "check_unreadable",
+    }
+    for status, problem in expected.items():
+        history = CheckHistory(1, 2, status, detail="not_verification\techo 2 passed")  # type: ignore[arg-type]
+        result = evaluate_check_gate(history)
+        assert [(i.problem, i.text) for i in result.open] == [
+            (problem, "not_verification\techo 2 passed")
+        ]
+    for status in ("passed", "unknown"):
+        assert evaluate_check_gate(CheckHistory(1, 2, status)).passed  # type: ignore[arg-type]
+
+
+def test_check_gate_fails_when_files_changed_after_the_check() -> None:
+    """A round that changed a project file after the last check reopens the gate."""
+    history = CheckHistory(last_do=1, last_check=2, check_status="passed", last_change=3)
+    assert [i.problem for i in evaluate_check_gate(history).open] == ["changed_after_check"]
+    same_round = CheckHistory(last_do=1, last_check=3, check_status="passed", last_change=3)
+    assert evaluate_check_gate(same_round).passed
+
+
+# ---------------------------------------------------------------------------------------------
+# A check is a verification that ran
+# ---------------------------------------------------------------------------------------------
+
+
+def shell(command: str, outcome: str = "passed", tail: str = "") -> ToolRun:
+    return ToolRun("shell", "Bash", command, outcome=outcome, tail=tail)  # type: ignore[arg-type]
+
+
+def test_declared_commands_count_and_the_plan_cannot_name_a_print() -> None:
+    """The user's commands count word for word (with test-selection arguments after them);
+    the plan's key results may name a real command, never echo/cat/true or an inline program."""
+    plan = parse_plan(
+        "## Key Results\n"
+        "- [ ] KR1: `./scripts/e2e.sh` exits 0\n"
+        "- [ ] KR2: `echo 2 passed` prints it\n"
+        "- [ ] KR3: `bash -c 'echo ok'` and `python -c 1` and `true`\n"
+    )
+    declared = declared_commands(["make lint", "ruff check ."], plan)
+    assert declared == ("make lint", "ruff check .", "./scripts/e2e.sh")
+    assert find_verification("make lint", declared) is not None
+    assert find_verification("ruff check . --fix", declared) is not None
+    assert find_verification("./scripts/e2e.sh --fast", declared) is not None
+    assert find_verification("echo 2 passed", declared) is None
+    assert find_verification("make lint --help", declared) is None
+
+
+def test_a_round_counts_only_when_a_verification_finished() -> None:
+    """A finished test run is a check (passed, or failed: still evidence); echo, a refused,
+    timed-out or background run, a run that selected no tests are not, and say so."""
+    assert evaluate_round([shell("pytest -q")], tools=1).status == "passed"
+    failed = evaluate_round([shell("pytest", "failed", "E  assert 1 == 2\n1 failed")], tools=1)
+    assert failed.status == "failed" and "1 failed" in failed.headline
+    forged = evaluate_round([shell("echo '2 passed'")], tools=1)
+    assert forged.status == "none"
+    assert forged.ran == (RanCommand("echo '2 passed'", "not_verification"),)
+    for outcome in ("refused", "unfinished"):
+        assert evaluate_round([shell("pytest", outcome)], tools=1).ran[0].verdict == outcome
+    empty = evaluate_round([shell("pytest -k nothing", tail="no tests ran in 0.01s")], tools=1)
+    assert empty.status == "none" and empty.ran[0].verdict == "empty"
+    assert evaluate_round([], tools=0).status == "idle"
+    assert evaluate_round([ToolRun("edit", "Edit", path="a.py")], tools=1).status == "none"
+
+
+def test_a_masked_exit_status_is_unknown_unless_the_output_shows_a_failure() -> None:
+    """`pytest | tail` exits 0 either way: unknown (it counts), or failed when the output says."""
+    assert evaluate_round([shell("pytest | tail -3", tail="3 passed")], tools=1).status == "unknown"
+    failing = shell("pytest | tail -3", tail="FAILED t.py::x\n1 failed, 2 passed")
+    assert evaluate_round([failing], tools=1).status == "failed"
+
+
+def test_a_change_after_the_last_verification_makes_the_round_stale() -> None:
+    """Edit → test is checked; test → edit is not; edits of the plan are bookkeeping."""
+    is_change = change_filter("/p", ("plan", ".agents"))
+    edit = ToolRun("edit", "Edit", path="/p/src/a.py")
+    plan_edit = ToolRun("edit", "Edit", path="/p/plan/x.md")
+    checked = evaluate_round([edit, shell("pytest")], tools=2, is_change=is_change)
+    assert checked.status == "passed" and checked.changed is None
+    stale = evaluate_round([shell("pytest"), edit], tools=2, is_change=is_change)
+    assert stale.status == "stale" and stale.changed == "/p/src/a.py"
+    ticked = evaluate_round([shell("pytest"), plan_edit], tools=2, is_change=is_change)
+    assert ticked.status == "passed"
+    sed = shell("sed -i s/a/b/ src/a.py")
+    assert evaluate_round([sed], tools=1, is_change=is_change).changed == "src/a.py"
+    scratch = ToolRun("edit", "Write", path="/tmp/notes.md")
+    assert evaluate_round([scratch], tools=1, is_change=is_change).changed is None
+    refused = ToolRun("edit", "Edit", path="/p/src/a.py", outcome="refused")
+    assert evaluate_round([shell("pytest"), refused], tools=2, is_change=is_change).changed is None
+
+
+def test_a_command_nobody_announced_did_not_run() -> None:
+    """Where the host announces commands before they run, a transcript line for a command that
+    was never announced (written by the agent) is not a check."""
+    runs = [shell("pytest -q")]
+    announced = [command_digest("pytest -q")]
+    assert evaluate_round(runs, tools=1, seen=announced).status == "passed"
+    forged = evaluate_round(runs, tools=1, seen=[command_digest("ls")])
+    assert forged.status == "none" and forged.ran[0].verdict == "unseen"
+    assert evaluate_round(runs, tools=1, seen=None).status == "passed"
+
+
+def test_one_announcement_vouches_for_one_call() -> None:
+    """A real failing pytest, then a forged passing `pytest` line with the same text: the
+    one announcement covers the first call; the second is unseen and the round failed."""
+    runs = [shell("pytest -q", "failed", "1 failed"), shell("pytest -q", "passed", "3 passed")]
+    evidence = evaluate_round(runs, tools=2, seen=[command_digest("pytest -q")])
+    assert [r.verdict for r in evidence.ran] == ["failed", "unseen"]
+    assert evidence.status == "failed"
+
+
+def test_what_a_host_cannot_tell_or_read() -> None:
+    """No runs reported: the tool count decides (old rule); unreadable: nothing counts."""
+    assert evaluate_round(None, tools=3).status == "untold"
+    assert evaluate_round(None, tools=None).status == "untold"
+    assert evaluate_round(None, tools=0).status == "idle"
+    assert evaluate_round([shell("pytest")], tools=1, unreadable=True).status == "unreadable"
+
+
+def test_the_kept_form_of_what_ran_reads_back() -> None:
+    """render_ran keeps the last commands, one line each; parse_ran reads them back."""
+    ran = tuple(RanCommand(f"cmd {i}\twith tab", "not_verification") for i in range(8))
+    kept = parse_ran(render_ran(ran))
+    assert [r.command for r in kept] == [f"cmd {i} with tab" for i in range(3, 8)]
+    assert parse_ran("garbage\nbogus\tx") == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,7 +352,7 @@ def test_only_the_failing_gates_are_listed_as_failing() -> None:
 
 def test_evaluate_gates_passes_require_tool_through() -> None:
     """``require_tool=False`` reaches the check gate."""
-    history = CheckHistory(last_do=1, last_check=2, check_had_tools=False)
+    history = CheckHistory(last_do=1, last_check=2, check_status="none")
     assert not evaluate_gates(CLOSED_PLAN, history).passed
     assert evaluate_gates(CLOSED_PLAN, history, require_tool=False).passed
 

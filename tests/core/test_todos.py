@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -29,7 +30,7 @@ from goalkeeper.core.todos import (
     prune_alive,
     validate_parent_ref,
 )
-from goalkeeper.core.values import Problem, ToolCall, UserPrompt
+from goalkeeper.core.values import Facts, Inspect, Problem, ToolCall, UserPrompt
 from goalkeeper.guards.todos import TodosGuard, TodosState
 from goalkeeper.testing import context
 
@@ -586,10 +587,14 @@ def todo_event(raw: dict[str, Any]) -> ToolCall:
 
 
 def run(events: list[Any], state: TodosState | None = None) -> TodosState:
+    """The events through the guard; a request for facts is answered, as the engine's last
+    attempt is, with none."""
     ctx = context(lang="zh")
     current = state or GUARD.initial_state()
     for event in events:
         verdict = GUARD.on_event(event, current, ctx)
+        if any(isinstance(a, Inspect) for a in verdict.actions):
+            verdict = GUARD.on_event(event, current, replace(ctx, facts=Facts()))
         current = verdict.state or current
     return current
 

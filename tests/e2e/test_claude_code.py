@@ -7,7 +7,7 @@ Code's own record of each Stop hook run (the transcript) and on goalkeeper's jou
 (``goalkeeper status --json``).
 
 The fake model's script is a list of rules, latest stage first; stages are told apart by marker
-strings that appear in the conversation only once a stage happened: a tool's output (the printf
+strings that appear in the conversation only once a stage happened: a tool's output (the test
 command does not contain its own output), goalkeeper's continuation texts, the model's earlier
 replies.
 """
@@ -15,6 +15,7 @@ replies.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -48,14 +49,22 @@ REFUSAL = "Not closed yet:"
 AFTER_PLAN = "Plan recorded."
 AFTER_DO = "Change made."
 AFTER_CHECK = "Evidence in hand."
+NO_TOOL_CHECK = "That [PDCA] check ran no tool at all, so it produced no evidence."
 AFTER_ACT = "Loop closed."
 NO_PLAN_GUIDE = "Good progress. If this task needs more than one step, give it a plan"
 CAPPED = "goalkeeper paused after 3 automatic continuations in a row (max_continuations)"
 CAP_WARNING = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8 is below the 44 continuations without a tool"
 BLOCK_CAP_ENV = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "50"}
 
-# Pre-approve exactly what the fake model uses: printf through Bash, and Write for the plan.
-ALLOWED = ("Bash(printf:*)", "Write")
+# Pre-approve what the fake model uses: the project's test run through Bash, Write for the plan.
+ALLOWED = ("Bash", "Write")
+# The project's one test prints the marker its run is asked for: a check is a test that ran.
+MARKER_TEST = """import os
+
+
+def test_marker():
+    print(os.environ["MARK_HEAD"] + "-" + os.environ["MARK_TAIL"])
+"""
 
 
 # -------------------------------------------------------------------------------------------
@@ -65,11 +74,15 @@ def text(reply: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": reply}]
 
 
-def printf(marker: str) -> list[dict[str, Any]]:
-    """A Bash call whose *output* is ``marker`` (``EVIDENCE-OK`` → ``printf 'EVIDENCE-%s\\n' OK``):
-    the marker shows up in the conversation only once the tool really ran."""
+def run_test(marker: str) -> list[dict[str, Any]]:
+    """A Bash call running the project's test, whose *output* holds ``marker``
+    (``EVIDENCE-OK`` → ``MARK_HEAD=EVIDENCE MARK_TAIL=OK python -m pytest …``): the marker shows
+    up in the conversation only once the test really ran. See ``with_marker_test``."""
     head, _, tail = marker.rpartition("-")
-    command = f"printf '{head}-%s\\n' {tail}"
+    command = (
+        f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s"
+        " -p no:cacheprovider test_marker.py"
+    )
     return [
         {
             "type": "tool_use",
@@ -77,6 +90,11 @@ def printf(marker: str) -> list[dict[str, Any]]:
             "input": {"command": command, "description": "evidence"},
         }
     ]
+
+
+def with_marker_test(case: Case) -> None:
+    """Give the project the test ``run_test`` runs."""
+    (case.proj / "test_marker.py").write_text(MARKER_TEST, encoding="utf-8")
 
 
 def write_plan(case: Case, content: str) -> list[dict[str, Any]]:
@@ -153,6 +171,7 @@ def without_block_cap_env(case: Case) -> None:
 # -------------------------------------------------------------------------------------------
 def test_early_complete_is_refused_then_a_proven_close_ends_the_run(case: Case) -> None:
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     settings = case.install()
     assert settings["env"] == BLOCK_CAP_ENV
     assert set(settings["hooks"]) == {
@@ -169,7 +188,7 @@ def test_early_complete_is_refused_then_a_proven_close_ends_the_run(case: Case) 
         {"name": "check", "when": {"contains": "EVIDENCE-OK", "last_user_has_tool_result": True},
          "reply": text("The evidence matches the plan; both items are ticked.\n[PDCA] check")},
         {"name": "run-evidence", "when": {"contains": REFUSAL, "last_user_has_tool_result": True},
-         "reply": printf("EVIDENCE-OK")},
+         "reply": run_test("EVIDENCE-OK")},
         {"name": "tick-plan", "when": {"contains": REFUSAL},
          "reply": write_plan(case, TICKED_PLAN)},
         {"name": "early-complete",
@@ -195,11 +214,12 @@ def test_early_complete_is_refused_then_a_proven_close_ends_the_run(case: Case) 
     for way_out in ("1. Do it", "2. Cut it", "3. Rewrite the KR"):
         assert way_out in refusal, refusal
 
-    # The tools really ran: the plan file was rewritten, printf produced the evidence.
+    # The tools really ran: the plan file was rewritten, the test run produced the evidence.
     (written,) = tool_results(run.requests[2])
     assert not written.get("is_error"), written
     (evidence,) = tool_results(run.requests[3])
-    assert evidence.get("content") == "EVIDENCE-OK", evidence
+    assert "EVIDENCE-OK" in str(evidence.get("content")), evidence
+    assert "1 passed" in str(evidence.get("content")), evidence
     assert case.plan_path(TOPIC).read_text("utf-8") == TICKED_PLAN
 
     # The check was continued ("Evidence in hand."); the second complete closed the task.
@@ -231,8 +251,8 @@ LOOP_ROUNDS = 12  # do/check rounds, then a final check round: 13 Stop blocks, t
 
 
 def tool_loop_rules(case: Case, rounds: int = LOOP_ROUNDS) -> list[dict[str, Any]]:
-    """Rounds 1..rounds alternate ``[PDCA] do`` / ``[PDCA] check``, each running printf first;
-    then one more round ticks the plan and runs printf (``check``); then ``complete``.
+    """Rounds 1..rounds alternate ``[PDCA] do`` / ``[PDCA] check``, each running the test first;
+    then one more round ticks the plan and runs the test (``check``); then ``complete``.
 
     Round k's tool prints ``ROUND-kk-RAN``; its report says ``Round kk finished.``.
     """
@@ -244,7 +264,7 @@ def tool_loop_rules(case: Case, rounds: int = LOOP_ROUNDS) -> list[dict[str, Any
          "when": {"contains": f"ROUND-{last:02d}-RAN", "last_user_has_tool_result": True},
          "reply": text(f"Round {last:02d} finished.\n[PDCA] check")},
         {"name": f"tick-and-run-{last:02d}", "when": {"contains": f"Round {rounds:02d} finished."},
-         "reply": write_plan(case, TICKED_PLAN) + printf(f"ROUND-{last:02d}-RAN")},
+         "reply": write_plan(case, TICKED_PLAN) + run_test(f"ROUND-{last:02d}-RAN")},
     ]  # fmt: skip
     for k in range(rounds, 0, -1):
         phase = "do" if k % 2 else "check"
@@ -254,7 +274,8 @@ def tool_loop_rules(case: Case, rounds: int = LOOP_ROUNDS) -> list[dict[str, Any
              "reply": text(f"Round {k:02d} finished.\n[PDCA] {phase}")}
         )  # fmt: skip
         when = {"contains": f"Round {k - 1:02d} finished."} if k > 1 else {}
-        rules.append({"name": f"run-{k:02d}", "when": when, "reply": printf(f"ROUND-{k:02d}-RAN")})
+        reply = run_test(f"ROUND-{k:02d}-RAN")
+        rules.append({"name": f"run-{k:02d}", "when": when, "reply": reply})
     return rules
 
 
@@ -291,6 +312,7 @@ def test_long_pdca_loop_with_tools_runs_to_goalkeepers_close(case: Case, env_blo
     survives even without the ``env`` block (``removed``); the next test shows where the
     installed block cap is what keeps a loop alive."""
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     case.install()
     if env_block == "removed":
         without_block_cap_env(case)
@@ -321,15 +343,15 @@ TEXT_ROUNDS = 11  # plan/act rounds without a tool: 11 Stop blocks in a row
 
 def text_loop_rules(case: Case, rounds: int = TEXT_ROUNDS) -> list[dict[str, Any]]:
     """Rounds 1..rounds alternate ``[PDCA] plan`` / ``[PDCA] act`` with no tool call (so Claude
-    Code counts every block as one more in a row); then a round ticks the plan and runs printf
+    Code counts every block as one more in a row); then a round ticks the plan and runs the test
     (``check``); then ``complete``. Round k's answer says ``Thought kk done.``."""
     rules: list[dict[str, Any]] = [
         {"name": "complete", "when": {"contains": ["CHECKED-OK", AFTER_CHECK]},
          "reply": text("The plan is ticked and checked.\n[PDCA] complete")},
         {"name": "check", "when": {"contains": "CHECKED-OK", "last_user_has_tool_result": True},
-         "reply": text("printf ran; the plan is ticked.\n[PDCA] check")},
+         "reply": text("The test ran; the plan is ticked.\n[PDCA] check")},
         {"name": "tick-and-run", "when": {"contains": f"Thought {rounds:02d} done."},
-         "reply": write_plan(case, TICKED_PLAN) + printf("CHECKED-OK")},
+         "reply": write_plan(case, TICKED_PLAN) + run_test("CHECKED-OK")},
     ]  # fmt: skip
     for k in range(rounds, 0, -1):
         phase = "plan" if k % 2 else "act"
@@ -349,6 +371,7 @@ PATIENT = {"GOALKEEPER_STUCK": "15"}  # 15 × 3 − 1 = 44 tool-less continuatio
 
 def test_installed_block_cap_keeps_more_than_eight_blocks_in_a_row_alive(case: Case) -> None:
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     case.install()
     max_turns = 40
     run = case.run_claude(
@@ -372,6 +395,7 @@ def test_without_the_installed_env_claude_code_ends_the_loop_after_eight_blocks(
 ) -> None:
     """The control: the same script with the ``env`` block removed from settings.local.json."""
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     case.install()
     without_block_cap_env(case)
     run = case.run_claude(
@@ -437,6 +461,7 @@ def test_without_a_plan_goalkeeper_guides_once_then_lets_claude_stop(case: Case)
 # -------------------------------------------------------------------------------------------
 def test_goalkeeper_pauses_after_max_continuations(case: Case) -> None:
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     case.install()
     rules = [{"name": "never-done", "reply": text("Still working on it.\n[PDCA] do")}]
     run = case.run_claude(rules, max_turns=20, extra_env={"GOALKEEPER_MAX_CONTINUATIONS": "3"})
@@ -464,23 +489,25 @@ def test_goalkeeper_pauses_after_max_continuations(case: Case) -> None:
 # -------------------------------------------------------------------------------------------
 def test_a_check_without_a_tool_call_does_not_open_the_check_gate(case: Case) -> None:
     """The plan is ticked and a tool ran in the ``do`` round, but the ``check`` round ran
-    nothing: only the check gate refuses; a real check then closes."""
+    nothing: the check is sent back, a complete after it is refused by the check gate alone,
+    and a real check then closes."""
     case.write_plan(TOPIC, PLAN)
+    with_marker_test(case)
     case.install()
     rules = [
-        {"name": "complete-again", "when": {"contains": "Checked with printf."},
+        {"name": "complete-again", "when": {"contains": ["Checked with the test.", AFTER_CHECK]},
          "reply": text("Checked for real.\n[PDCA] complete")},
         {"name": "real-check",
          "when": {"contains": "RECHECK-OK", "last_user_has_tool_result": True},
-         "reply": text("Checked with printf.\n[PDCA] check")},
-        {"name": "run-check", "when": {"contains": REFUSAL}, "reply": printf("RECHECK-OK")},
-        {"name": "complete", "when": {"contains": ["Looks fine to me.", AFTER_CHECK]},
+         "reply": text("Checked with the test.\n[PDCA] check")},
+        {"name": "run-check", "when": {"contains": REFUSAL}, "reply": run_test("RECHECK-OK")},
+        {"name": "complete", "when": {"contains": ["Looks fine to me.", NO_TOOL_CHECK]},
          "reply": text("Done.\n[PDCA] complete")},
         {"name": "empty-check", "when": {"contains": AFTER_DO},
          "reply": text("Looks fine to me.\n[PDCA] check")},
         {"name": "report-do", "when": {"contains": "BUILT-OK", "last_user_has_tool_result": True},
          "reply": text("Built it and ticked the plan.\n[PDCA] do")},
-        {"name": "build", "reply": write_plan(case, TICKED_PLAN) + printf("BUILT-OK")},
+        {"name": "build", "reply": write_plan(case, TICKED_PLAN) + run_test("BUILT-OK")},
     ]  # fmt: skip
     run = case.run_claude(rules, allowed_tools=ALLOWED)
 
@@ -490,6 +517,7 @@ def test_a_check_without_a_tool_call_does_not_open_the_check_gate(case: Case) ->
     ], run.describe()  # fmt: skip
     assert_clean_exit(run)
     assert_no_stray_traffic(run)
+    assert feedback_reason(run, 3).startswith(NO_TOOL_CHECK)
     refusal = feedback_reason(run, 4)
     assert refusal.startswith(REFUSAL), refusal
     assert "Check gate: the last [PDCA] check ran no tool" in refusal, refusal

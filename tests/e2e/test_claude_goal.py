@@ -308,7 +308,14 @@ def assert_repaired_and_archived(case: Case, run: Run, verify: str) -> None:
     )
     assert journal[0]["data"] == {"source": "command"}
     assert journal[1]["data"] == {"n": 1, "signature": failed["signature"]}, journal
-    assert journal[2]["data"] == {}, journal
+    # The proof it records: goalkeeper's own run of the command, and the protected tests (the
+    # agent changed calc.py, not test_calc.py).
+    proof = journal[2]["data"]
+    assert proof["protected_tests"] == "unchanged", proof
+    (ran,) = proof["verify"]
+    assert (ran["command"], ran["exit"], ran["timed_out"]) == (verify, 0, False), proof
+    assert ran["argv"] == verify.split(), proof
+    assert re.fullmatch(r"[0-9a-f]{64}", ran["output_sha256"]), proof
 
 
 @pytest.mark.parametrize("interpreter", ["on-path", "absolute"])

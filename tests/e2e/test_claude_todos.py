@@ -333,10 +333,19 @@ print("CHECK-" + "RED-5e1f")
 raise SystemExit(1)
 """  # prints RED_MARKER without containing it
 PASSING_CHECK = """\
+import unittest
+
 with open("runs.log", "a") as log:
     log.write("green\\n")
-print("CHECK-" + "GREEN")
-"""
+
+
+class Check(unittest.TestCase):
+    def test_green(self):
+        print("CHECK-" + "GREEN")
+
+
+unittest.main()
+"""  # a real test run: goalkeeper reads its summary ("Ran 1 test … OK")
 CHECK_CMD = "python3 check.py"
 RUNNABLE = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": CHECK_CMD, "exit": 0}]}
 
@@ -386,7 +395,7 @@ def test_checked_evidence_is_rerun_refused_while_failing_then_accepted(case: Cas
     assert done["task"]["metadata"] == {
         "gate": "test",
         "evidence": RUNNABLE,
-        "verification": [{"cmd": CHECK_CMD, "status": "verified", "exit": 0}],
+        "verification": [{"cmd": CHECK_CMD, "status": "verified", "exit": 0, "tests": 1}],
     }, done
     # goalkeeper ran check.py once per completion claim: the failing one, then the fixed one.
     assert (case.proj / "runs.log").read_text("utf-8") == "red\ngreen\n"

@@ -274,11 +274,14 @@ def pi_run(case: PiCase, prompt: str, env: dict[str, str]) -> subprocess.Complet
     )  # fmt: skip
 
 
+CALC_TEST = "def test_sum():\n    assert 2 + 2 == 4\n"
+
+
 def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
     """`goalkeeper pi run` (no install needed): an open key result keeps the agent going until
     the continuation cap pauses it (exit 1, outcome paused); with every key result closed, a
-    check with a tool run and then a reported completion, goalkeeper closes the task (exit 0,
-    outcome closed)."""
+    check that ran the project's test (Pi reports how the call ended) and then a reported
+    completion, goalkeeper closes the task (exit 0, outcome closed)."""
     plan = pi_case.proj / "plan" / "calc.md"
     plan.parent.mkdir()
     plan.write_text(PLAN, encoding="utf-8")
@@ -296,10 +299,12 @@ def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
     assert [r.get("rule") for r in pi_case.fake.chat_requests()] == ["complete", "after-refusal"]
 
     plan.write_text(PLAN.replace("- [ ] KR", "- [x] KR"), encoding="utf-8")
+    (pi_case.proj / "test_calc.py").write_text(CALC_TEST, encoding="utf-8")
+    check = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
     pi_case.fake.set_rules(
         [
             {"name": "run-check", "when": {"tail_contains": "Check the calculator"},
-             "reply": [tool("bash", command="echo all-good")]},
+             "reply": [tool("bash", command=check)]},
             {"name": "report-check", "when": {"last_is_tool_result": True},
              "reply": [text("The check passed.\n\n[PDCA] check")]},
             {"name": "complete", "reply": [text("Done.\n\n[PDCA] complete")]},
@@ -311,6 +316,15 @@ def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
     assert result["outcome"] == "closed", (result, pi_case.fake.describe())
     assert result["last_text"].endswith("[PDCA] complete")
     assert any("every gate passes" in n for n in result["notices"]), result
+    # Pi's tool_result said how the call ended: the check is a test run that passed.
+    status = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(pi_case.proj), "status", "--json",
+         "--limit", "1000"],
+        env=pi_case.env(), capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    checks = [e["data"] for e in json.loads(status.stdout)["recent"] if e["kind"] == "check"]
+    assert checks[-1]["status"] == "passed", checks
+    assert checks[-1]["ran"] == [{"command": check, "verdict": "passed"}], checks
 
 
 # -------------------------------------------------------------------------------------------

@@ -483,3 +483,14 @@ def test_on_a_host_that_can_ask_a_held_change_is_approved_or_kept_by_the_user(
     assert "approved" in text(approved, Notify)
     settle(sup)
     assert outputs.runs == 1  # the approved command ran
+
+
+def test_a_verify_that_ran_no_test_is_never_a_pass(sup: Supervisor, outputs: Outputs) -> None:
+    """Exit 0 with a summary that says no test ran (all deselected, none found) fails the
+    round: an emptied test run proves nothing."""
+    say_goal(sup)
+    tick_criteria(sup.project)
+    outputs.queue.append((0, "3 deselected in 0.02s"))
+    first = settle(sup)
+    assert kinds(first) == ["Continue"]
+    assert "failed (exit 0, but no test ran)" in text(first)

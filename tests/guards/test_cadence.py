@@ -18,9 +18,10 @@ from goalkeeper.core.values import (
     SessionStart,
     Settled,
     ToolCall,
+    ToolRun,
     UserPrompt,
 )
-from goalkeeper.guards.cadence import CadenceGuard, CadenceState
+from goalkeeper.guards.cadence import HONEST_BOUND, CadenceGuard, CadenceState
 from goalkeeper.guards.spec import Verdict
 from goalkeeper.testing import ALL_CAPABILITIES, context, plan_doc
 
@@ -57,6 +58,25 @@ def kinds(verdict: Verdict[CadenceState]) -> list[str]:
 
 def text_of(verdict: Verdict[CadenceState]) -> str:
     return "\n".join(a.text for a in verdict.actions if isinstance(a, Continue))
+
+
+def pause_of(verdict: Verdict[CadenceState]) -> str:
+    return "\n".join(a.reason for a in verdict.actions if isinstance(a, Pause))
+
+
+def truth_of(verdict: Verdict[CadenceState]) -> str:
+    """The last line of the stop's reason: what the user is told is not done."""
+    return pause_of(verdict).splitlines()[-1]
+
+
+def shell(command: str, outcome: str = "passed", tail: str = "") -> Activity:
+    """A round that ran one shell command, as a host that reports its runs gives it."""
+    run = ToolRun("shell", "Bash", command, outcome=outcome, tail=tail)  # type: ignore[arg-type]
+    return Activity(tool_calls=1, runs=(run,))
+
+
+def edit(path: str) -> Activity:
+    return Activity(tool_calls=1, runs=(ToolRun("edit", "Edit", path=path),))
 
 
 def run(
@@ -146,11 +166,14 @@ def test_check_needs_tool_can_be_switched_off() -> None:
 
 
 def test_aborted_and_error_pause() -> None:
-    """A user abort or a run error pauses instead of continuing."""
+    """A user abort or a run error pauses instead of continuing, and says it is not done."""
     assert kinds(settle(CadenceState(), "[PDCA] do", aborted=True)) == ["Pause"]
     verdict = settle(CadenceState(), "", error="overloaded")
     assert kinds(verdict) == ["Pause"]
-    assert "overloaded" in verdict.actions[-1].reason  # type: ignore[union-attr]
+    assert "overloaded" in pause_of(verdict)
+    assert "not done: the check gate is open" in truth_of(verdict)
+    no_plan = settle(CadenceState(), "[PDCA] do", plan=None, aborted=True)
+    assert pause_of(no_plan) == "goalkeeper paused: the run was aborted. Send a message to resume."
 
 
 def test_no_plan_guides_once_then_stays_silent() -> None:
@@ -270,7 +293,7 @@ def test_large_session_pauses_and_suggests_a_new_one() -> None:
     """A transcript above session_mb pauses with the way forward."""
     verdict = settle(CadenceState(), "[PDCA] do", activity=Activity(1, None, 60 * 1024 * 1024))
     assert kinds(verdict) == ["Pause"]
-    assert "60 MB (limit 50 MB)" in verdict.actions[-1].reason  # type: ignore[union-attr]
+    assert "60 MB (limit 50 MB)" in pause_of(verdict)
 
 
 def test_complete_with_passing_gates_closes_even_in_a_large_session() -> None:
@@ -309,7 +332,9 @@ def test_chinese_plan_gets_chinese_messages() -> None:
 
 def test_state_round_trips_and_tolerates_damage() -> None:
     """Stored state is restored; bad values fall back to defaults instead of crashing."""
-    state = CadenceState(round=3, last_phase="do", last_do=3, check_had_tools=False)
+    state = CadenceState(
+        round=3, last_phase="do", last_do=3, check_status="none", check_ran="passed\tpytest"
+    )
     assert guard.load_state(guard.dump_state(state)) == state
     damaged = guard.load_state({"round": "three", "last_do": True, "unknown": 1, "guided": 1})
     assert damaged == CadenceState()
@@ -330,3 +355,259 @@ def test_a_plan_read_with_a_caveat_is_used_and_the_user_told_once() -> None:
     assert kinds(first) == ["Continue", "Notify"]
     second = settle(first.state or CadenceState(), "[PDCA] check", ctx=context(doc))
     assert kinds(second) == ["Continue"]
+
+
+# ---------------------------------------------------------------------------------------------
+# A check is a verification that ran
+# ---------------------------------------------------------------------------------------------
+
+
+def drive(
+    steps: list[tuple[str, Activity]], plan: str | None = PLAN, ctx: object = None
+) -> tuple[CadenceState, list[Verdict[CadenceState]]]:
+    """Settle once per (reply, activity), carrying the state along."""
+    state, verdicts = CadenceState(), []
+    for text, activity in steps:
+        verdict = settle(state, text, plan, activity=activity, ctx=ctx)
+        verdicts.append(verdict)
+        state = verdict.state or state
+    return state, verdicts
+
+
+def test_a_check_that_only_echoed_is_sent_back_and_does_not_open_the_gate() -> None:
+    """`echo '2 passed'` then [PDCA] check: the model is told no verification ran (naming the
+    command), and the complete after it is refused by the check gate."""
+    steps = [
+        ("[PDCA] do", edit("src/report.py")),
+        ("2 passed.\n[PDCA] check", shell("echo '2 passed'")),
+        ("[PDCA] complete", Activity(tool_calls=0, runs=())),
+    ]
+    _, verdicts = drive(steps, plan=DONE_PLAN)
+    told = text_of(verdicts[1])
+    assert told.startswith("That [PDCA] check ran no verification: `echo '2 passed'` (not a")
+    assert not told.startswith("Evidence in hand")
+    refusal = text_of(verdicts[2])
+    assert "Check gate: the last [PDCA] check ran no verification" in refusal
+    assert "`echo '2 passed'` (not a test run)" in refusal
+
+
+def test_a_real_test_run_in_the_check_round_counts() -> None:
+    """A pytest run that finished in the check round is a check: complete closes."""
+    steps = [
+        ("[PDCA] do", edit("src/report.py")),
+        ("[PDCA] check", shell("python -m pytest -q", tail="3 passed in 0.1s")),
+        ("[PDCA] complete", Activity(tool_calls=0, runs=())),
+    ]
+    _, verdicts = drive(steps, plan=DONE_PLAN)
+    assert text_of(verdicts[1]).startswith("Evidence in hand.")
+    assert kinds(verdicts[2]) == ["Close"]
+
+
+def test_a_failing_check_is_a_check_but_not_a_proof() -> None:
+    """A failing test run counts as the check (the message says it failed and what to do);
+    [PDCA] complete after it is refused until a check passes."""
+    failing = shell("pytest -q", "failed", "FAILED tests/test_r.py::test_json - KeyError\n1 failed")
+    steps = [
+        ("[PDCA] do", edit("src/report.py")),
+        ("[PDCA] check", failing),
+        ("[PDCA] complete", Activity(tool_calls=0, runs=())),
+    ]
+    state, verdicts = drive(steps, plan=DONE_PLAN)
+    told = text_of(verdicts[1])
+    assert told.startswith("The check ran and failed: FAILED tests/test_r.py::test_json")
+    assert "Check gate: the last check's verification failed (FAILED tests/test_r.py" in (
+        text_of(verdicts[2])
+    )
+    assert state.forged == 0  # a failing run is no forgery
+    again = settle(state, "[PDCA] check", DONE_PLAN, activity=shell("pytest -q"))
+    done = settle(again.state or state, "[PDCA] complete", DONE_PLAN, tools=0)
+    assert kinds(done) == ["Close"]
+
+
+def test_a_change_after_the_check_needs_a_new_check() -> None:
+    """Test, then edit code, then complete: refused, the change was never tested; ticking the
+    plan after the check is bookkeeping and does not count as a change."""
+    after_check = [
+        ("[PDCA] check", shell("pytest")),
+        ("[PDCA] act", edit("src/report.py")),
+        ("[PDCA] complete", Activity(tool_calls=0, runs=())),
+    ]
+    _, verdicts = drive(after_check, plan=DONE_PLAN)
+    assert "Check gate: project files changed after the last check" in text_of(verdicts[-1])
+    ticked = [
+        ("[PDCA] check", shell("pytest")),
+        ("[PDCA] act", edit("plan/topic.md")),
+        ("[PDCA] complete", edit("plan/topic.md")),
+    ]
+    _, verdicts = drive(ticked, plan=DONE_PLAN)
+    assert kinds(verdicts[-1]) == ["Close"]
+
+
+def test_an_edit_after_the_test_run_in_the_check_round_is_not_checked() -> None:
+    """Within one check round, pytest then an edit: the round is stale, and says which file."""
+    stale = Activity(
+        tool_calls=2,
+        runs=(ToolRun("shell", "Bash", "pytest"), ToolRun("edit", "Edit", path="src/report.py")),
+    )
+    verdict = settle(CadenceState(), "[PDCA] check", DONE_PLAN, activity=stale)
+    assert "but src/report.py changed after that run" in text_of(verdict)
+
+
+def test_an_unannounced_command_in_the_record_does_not_count() -> None:
+    """Once the host announces shell commands (ToolCall), a pytest line in the transcript that
+    no ToolCall announced was written by someone, not run: no check."""
+    ctx = context(DONE_PLAN)
+    state = guard.on_event(ToolCall("s", "Bash", {"command": "ls"}), CadenceState(), ctx).state
+    assert state is not None and state.announces
+    verdict = settle(state, "[PDCA] check", DONE_PLAN, activity=shell("pytest -q"), ctx=ctx)
+    assert "`pytest -q` (goalkeeper never saw it start)" in text_of(verdict)
+    state = guard.on_event(ToolCall("s", "Bash", {"command": "pytest -q"}), state, ctx).state
+    assert state is not None
+    verdict = settle(state, "[PDCA] check", DONE_PLAN, activity=shell("pytest -q"), ctx=ctx)
+    assert text_of(verdict).startswith("Evidence in hand.")
+
+
+def test_the_users_commands_and_the_plans_named_commands_are_verifications() -> None:
+    """evidence_commands / the goal's approved verify / a KR's backticked command count."""
+    ctx = context(DONE_PLAN, config=Config(evidence_commands=("make lint",)))
+    verdict = settle(CadenceState(), "[PDCA] check", activity=shell("make lint"), ctx=ctx)
+    assert text_of(verdict).startswith("Evidence in hand.")
+    named = DONE_PLAN.replace("current 1", "current 1, `./scripts/smoke.sh` exits 0")
+    verdict = settle(CadenceState(), "[PDCA] check", named, activity=shell("./scripts/smoke.sh"))
+    assert text_of(verdict).startswith("Evidence in hand.")
+
+
+def test_an_unreadable_record_does_not_count() -> None:
+    """A host that could not read what ran (a deleted transcript): the check does not count."""
+    verdict = settle(CadenceState(), "[PDCA] check", DONE_PLAN, activity=Activity(unreadable=True))
+    assert text_of(verdict).startswith("goalkeeper could not read which commands")
+
+
+def test_check_needs_tool_off_keeps_the_old_behaviour() -> None:
+    """check_needs_tool = false: an echo check counts, and no forgery is counted."""
+    ctx = context(DONE_PLAN, config=Config(check_needs_tool=False))
+    steps = [("[PDCA] check", shell("echo ok")), ("[PDCA] complete", Activity(0, runs=()))]
+    state, verdicts = drive(steps, ctx=ctx)
+    assert text_of(verdicts[0]).startswith("Evidence in hand.")
+    assert kinds(verdicts[1]) == ["Close"] and state.forged == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Honest exits
+# ---------------------------------------------------------------------------------------------
+
+
+def test_forging_checks_pauses_within_three_refusals() -> None:
+    """check(echo) → complete → check(echo): the third forgery pauses, tells the user it is not
+    done, and why; it never takes 40 continuations."""
+    steps = [
+        ("[PDCA] check", shell("echo '2 passed'")),
+        ("[PDCA] complete", shell("echo done")),
+        ("[PDCA] check", shell("echo '2 passed'")),
+    ]
+    _, verdicts = drive(steps, plan=DONE_PLAN)
+    assert [kinds(v) for v in verdicts] == [["Continue"], ["Continue"], ["Pause"]]
+    assert "3 times a [PDCA] check or complete came without a verification" in pause_of(
+        verdicts[-1]
+    )
+    assert "A new prompt resumes and restarts the count." in pause_of(verdicts[-1])
+    truth = truth_of(verdicts[-1])
+    assert truth == "goalkeeper: not done: the check gate is open (the last check ran no test)."
+
+
+def test_the_same_blocker_pauses_at_the_bound_however_many_tools_ran() -> None:
+    """[PDCA] blocked with the same reason (normalised): continued twice (the second time told
+    it is about to be handed over), paused the third time, even with tool calls each round."""
+    reasons = ["Need the API key.", "need the api key!", "need the API key"]
+    steps = [(f"[PDCA] blocked: {r}", edit("plan/topic.md")) for r in reasons]
+    _, verdicts = drive(steps)
+    assert [kinds(v) for v in verdicts] == [["Continue"], ["Continue"], ["Pause"]]
+    assert "You have reported this blocker 2 times; at 3 goalkeeper pauses" in text_of(verdicts[1])
+    assert "the same blocker 3 times (need the API key)" in pause_of(verdicts[2])
+    assert "not done: the check gate is open" in truth_of(verdicts[2])
+    assert "the OKR gate is open (1 key result(s) not closed)" in truth_of(verdicts[2])
+
+
+def test_blocked_rounds_without_progress_pause_even_with_new_reasons() -> None:
+    """Different reasons each round, the blocker written into the plan each time (a tool call),
+    nothing closed on the plan: the third blocked round pauses."""
+    steps = [(f"[PDCA] blocked: reason {c}", edit("plan/topic.md")) for c in "abc"]
+    _, verdicts = drive(steps)
+    assert kinds(verdicts[-1]) == ["Pause"]
+    assert "3 blocked rounds without progress" in pause_of(verdicts[-1])
+
+
+def test_progress_on_the_plan_restarts_the_blocked_count() -> None:
+    """A KR ticked between blocked rounds is progress: no pause at the third; a KR added and
+    ticked later is not progress on what was open."""
+    two = PLAN + "- [ ] KR2: exports 0 → 1\n"
+    state = CadenceState()
+    for text, plan in (("a", two), ("b", two), ("c", two.replace("- [ ] KR1", "- [x] KR1"))):
+        verdict = settle(state, f"[PDCA] blocked: {text}", plan)
+        state = verdict.state or state
+    assert kinds(verdict) == ["Continue"]
+    padded = PLAN.replace("## User Story Map", "- [x] KR9: added 0 → 1\n## User Story Map")
+    state = CadenceState()
+    for text, plan in (("a", PLAN), ("b", PLAN), ("c", padded)):
+        verdict = settle(state, f"[PDCA] blocked: {text}", plan)
+        state = verdict.state or state
+    assert kinds(verdict) == ["Pause"]
+
+
+def test_the_same_refused_complete_pauses_at_the_bound() -> None:
+    """[PDCA] complete refused three times for the same open items pauses."""
+    state = CadenceState(last_check=1, check_status="passed")
+    outcomes = []
+    for _ in range(HONEST_BOUND):
+        verdict = settle(state, "[PDCA] complete")
+        outcomes.append(kinds(verdict))
+        state = verdict.state or state
+    assert outcomes == [["Continue"], ["Continue"], ["Pause"]]
+    assert "refused 3 times for the same open gates" in pause_of(verdict)
+
+
+def test_a_user_prompt_restarts_every_count() -> None:
+    """After a real user message, the honest-exit counts and the continuation count are 0."""
+    busy = CadenceState(forged=2, refusals=2, blocked_same=2, blocked_rounds=2, continued=30)
+    state = guard.on_event(UserPrompt("s", "go on"), busy, context(PLAN)).state
+    assert state is not None
+    assert (state.forged, state.refusals, state.blocked_same, state.blocked_rounds) == (0,) * 4
+    assert state.continued == 0
+
+
+def test_the_continuation_cap_pauses_with_the_truth() -> None:
+    """At max_continuations the loop pauses itself, records the cap, and tells the user which
+    gate is open; a new prompt restarts the count."""
+    ctx = context(PLAN, config=Config(max_continuations=2))
+    _, verdicts = drive([("[PDCA] do", edit("src/a.py"))] * 3, ctx=ctx)
+    assert [kinds(v) for v in verdicts] == [["Continue"], ["Continue"], ["Pause"]]
+    assert "paused after 2 automatic continuations in a row" in pause_of(verdicts[-1])
+    assert "it restarts the count" in pause_of(verdicts[-1])
+    assert any(a.kind == "capped" for a in verdicts[-1].actions if isinstance(a, Record))
+    assert truth_of(verdicts[-1]).startswith(
+        "goalkeeper: not done: the check gate is open (no [PDCA] check was reported)"
+    )
+
+
+def test_a_stop_with_every_gate_passing_says_nothing_more() -> None:
+    """No 'not done' line when the gates pass (the user was not lied to)."""
+    state, _ = drive([("[PDCA] check", shell("pytest"))], plan=DONE_PLAN)
+    verdict = settle(state, "[PDCA] act", DONE_PLAN, aborted=True)
+    assert "not done" not in pause_of(verdict)
+
+
+def test_the_truth_at_a_stop_speaks_chinese_for_a_chinese_session() -> None:
+    """The not-done line follows the session language."""
+    verdict = settle(CadenceState(), "[PDCA] do", ctx=context(PLAN, lang="zh"), aborted=True)
+    assert truth_of(verdict).startswith("goalkeeper：尚未完成：Check 门未通过")
+
+
+def test_quick_mode_asks_for_no_verification_and_tells_no_gate() -> None:
+    """Quick mode has no gates: an echo check is not sent back, nothing is counted as forged,
+    and a stop does not list open gates."""
+    ctx = replace(context(PLAN), run_mode="quick")
+    verdict = settle(CadenceState(), "[PDCA] check", activity=shell("echo ok"), ctx=ctx)
+    assert text_of(verdict).startswith("Evidence in hand.")
+    assert verdict.state is not None and verdict.state.forged == 0
+    stopped = settle(CadenceState(), "[PDCA] do", ctx=ctx, aborted=True)
+    assert "not done" not in pause_of(stopped)

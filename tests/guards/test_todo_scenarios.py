@@ -637,6 +637,50 @@ def test_a_deduped_ultimatum_counts_as_delivered(host: Host) -> None:
     assert len(host.sent) == sent
 
 
+# -- beyond the spec: the truth at a stop, for the user ----------------------------------------
+
+
+def notices(actions: tuple[Action, ...]) -> list[str]:
+    return [a.text for a in actions if isinstance(a, Notify)]
+
+
+def test_a_stop_inside_the_quiet_window_still_tells_the_user(host: Host) -> None:
+    """⑦ waits for the quiet window; the one-line notice for the user does not, and it comes at
+    every stop while a gated todo is open."""
+    host.user(age=0)
+    gated = host.create("测试门", metadata={"gate": {"test": True}})
+    host.clock.advance(10)
+    first = host.settle()
+    assert host.sent == []  # ⑦ held by the quiet window, as in S33
+    assert notices(first) == [f"goalkeeper: 尚未完成 —— todo #{gated} 仍未完成，声明了门禁 test。"]
+    host.clock.advance(200)
+    second = host.settle()
+    assert [type(a) for a in host.sent] == [Continue]  # the ultimatum for the agent, unchanged
+    assert len(notices(second)) == 1
+    third = host.settle()
+    assert len(host.sent) == 1  # ⑦ once per open count
+    assert len(notices(third)) == 1
+
+
+def test_a_refused_completion_is_named_at_the_stop(host: Host) -> None:
+    """A completion refused by its gate and not fixed is what the stop tells the user; once it
+    passes, the stop says nothing."""
+    gated = host.create("测试门", metadata={"gate": "test"})
+    refused = host.complete(gated, {"cmd": "npm test"})  # no exit: the test gate refuses
+    assert isinstance(refused, Block)
+    host.user(age=5)
+    (text,) = notices(host.settle())
+    assert text == f"goalkeeper: 尚未完成 —— todo #{gated}：其证据缺少门禁要求的内容。"
+    assert passed(host.complete(gated))
+    assert notices(host.settle()) == []
+
+
+def test_a_plain_open_todo_gets_no_notice(host: Host) -> None:
+    """An open todo without a gate is the agent's business (⑤/⑦), not a notice to the user."""
+    host.create("任务A")
+    assert notices(host.settle()) == []
+
+
 # -- host delivery failures: no goalkeeper equivalent ----------------------------------------
 
 DELIVERY = (

@@ -248,3 +248,75 @@ def test_native_refusal_is_off_when_todo_obligations_are_off(project: Path) -> N
         answer(pre_tool(project, "TodoWrite", {"todos": todos}), project, GOALKEEPER_TODOS="off")
         == {}
     )
+
+
+def _append(transcript: Path, *entries: dict[str, Any]) -> None:
+    with transcript.open("a", encoding="utf-8") as f:
+        for entry in entries:
+            f.write(json.dumps(entry) + "\n")
+
+
+def _bash_round(transcript: Path, ident: str, command: str, output: str, failed: bool) -> None:
+    """One Bash call and its result, as Claude Code 2.1.332 writes them."""
+    call = {"type": "tool_use", "id": ident, "name": "Bash", "input": {"command": command}}
+    block = {"tool_use_id": ident, "type": "tool_result", "content": output, "is_error": failed}
+    _append(
+        transcript,
+        {"type": "assistant", "message": {"id": f"m{ident}", "content": [call]}},
+        {"type": "user", "message": {"role": "user", "content": [block]}},
+    )
+
+
+def _pre_tool_use(project: Path, command: str) -> None:
+    hook = payload(
+        "stop_do.json",
+        project,
+        hook_event_name="PreToolUse",
+        tool_name="Bash",
+        tool_input={"command": command},
+    )
+    assert answer(hook, project) == {}
+
+
+def test_a_check_is_read_from_the_bash_calls_in_the_transcript(project: Path) -> None:
+    """The check round's Bash calls decide: `echo '2 passed'` is no verification (named in
+    the answer); a pytest run that PreToolUse announced and the transcript shows finished is."""
+    transcript = project / "transcript.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    answer(payload("session_start.json", project), project)
+    _pre_tool_use(project, "echo '2 passed'")
+    _bash_round(transcript, "t1", "echo '2 passed'", "2 passed", False)
+    result = answer(
+        payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
+    )
+    assert "That [PDCA] check ran no verification: `echo '2 passed'`" in result["reason"]
+    _pre_tool_use(project, "python -m pytest -q")
+    _bash_round(transcript, "t2", "python -m pytest -q", "3 passed in 0.2s", False)
+    result = answer(
+        payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
+    )
+    assert result["reason"].startswith("Evidence in hand.")
+
+
+def test_a_transcript_line_nobody_ran_is_not_a_check(project: Path) -> None:
+    """A pytest call in the transcript that no PreToolUse announced (the agent wrote the lines
+    itself) does not count once PreToolUse has announced Bash commands in this session."""
+    transcript = project / "transcript.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    answer(payload("session_start.json", project), project)
+    _pre_tool_use(project, "printf '...' >> transcript.jsonl")
+    _bash_round(transcript, "t9", "python -m pytest -q", "3 passed in 0.2s", False)
+    result = answer(
+        payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
+    )
+    assert "`python -m pytest -q` (goalkeeper never saw it start)" in result["reason"]
+
+
+def test_a_missing_transcript_means_the_check_cannot_count(project: Path) -> None:
+    """The transcript named in the Stop payload is gone (deleted, say): the check round does
+    not count, and the model is told why."""
+    answer(payload("session_start.json", project), project)
+    result = answer(
+        payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
+    )
+    assert result["reason"].startswith("goalkeeper could not read which commands")

@@ -117,7 +117,7 @@ def test_garbage_lines_are_skipped(tmp_path: Path) -> None:
 def test_long_waits_are_noticed(tmp_path: Path) -> None:
     """A subagent, a background shell or a shell timeout of a minute or more is a long wait."""
     path = tmp_path / "t.jsonl"
-    cases = [
+    cases: list[tuple[dict[str, object], bool]] = [
         ({"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review"}}, True),
         (
             {
@@ -152,3 +152,111 @@ def test_long_waits_are_noticed(tmp_path: Path) -> None:
         path.write_text(assistant([block]))
         tail = read_tail(str(path), 0, 1 << 20)
         assert tail is not None and tail.long_wait is expected, block
+
+
+# -- how each call ended (as Claude Code 2.1.332 records a Bash call; observed) ---------------
+
+
+def bash(ident: str, command: str, **extra: object) -> dict[str, object]:
+    return {"type": "tool_use", "id": ident, "name": "Bash", "input": {"command": command, **extra}}
+
+
+def result(
+    ident: str, content: object, is_error: bool, detail: object = None, **line: object
+) -> str:
+    """A tool_result line as 2.1.332 writes it: the block, plus ``toolUseResult`` (a dict for a
+    success, the error text for a failure) and, for a denied call, ``toolDenialKind``."""
+    block = {"tool_use_id": ident, "type": "tool_result", "content": content, "is_error": is_error}
+    entry: dict[str, object] = {
+        "type": "user",
+        "message": {"role": "user", "content": [block]},
+        "sourceToolAssistantUUID": "a1",
+        "toolUseResult": detail,
+        **line,
+    }
+    return json.dumps(entry) + "\n"
+
+
+def ok_detail(stdout: str, **extra: object) -> dict[str, object]:
+    return {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False, **extra}
+
+
+def test_each_call_becomes_a_run_with_how_it_ended(tmp_path: Path) -> None:
+    """Exit 0, a non-zero exit, a timeout, a denial, a background run, an interrupt and a
+    call with no result yet, each read as Claude Code records it."""
+    path = tmp_path / "t.jsonl"
+    failing = "Exit code 1\nFAILED tests/test_bad.py::test_bad - assert 1 == 2\n1 failed in 0.64s"
+    path.write_text(
+        assistant([bash("t1", "python -m pytest -q tests/test_ok.py")])
+        + result("t1", "1 passed in 0.59s", False, ok_detail("1 passed in 0.59s"))
+        + assistant([bash("t2", "python -m pytest -q tests/test_bad.py")])
+        + result("t2", failing, True, "Error: " + failing)
+        + assistant([bash("t3", "sleep 5; echo never", timeout=1000)])
+        + result("t3", "Exit code 143\nCommand timed out after 1s", True, "Error: Exit code 143")
+        + assistant([bash("t4", "pytest")])
+        + result("t4", "This command requires approval", True, "Error: …", toolDenialKind="x")
+        + assistant([bash("t5", "pytest", run_in_background=True)])
+        + result(
+            "t5",
+            "Command running in background with ID: b1. Output is being written to: /tmp/b1",
+            False,
+            ok_detail("", backgroundTaskId="b1"),
+        )
+        + assistant([bash("t6", "pytest")])
+        + result("t6", "partial", False, ok_detail("partial", interrupted=True))
+        + assistant(
+            [{"type": "tool_use", "id": "t7", "name": "Edit", "input": {"file_path": "/p/a.py"}}]
+        )
+        + result("t7", "The file /p/a.py has been updated.", False, {"filePath": "/p/a.py"})
+        + assistant([bash("t8", "pytest")])
+    )
+    tail = read_tail(str(path), 0, 1 << 20)
+    assert tail is not None and tail.tool_calls == 8
+    got = [(r.kind, r.command or r.path, r.outcome) for r in tail.runs]
+    assert got == [
+        ("shell", "python -m pytest -q tests/test_ok.py", "passed"),
+        ("shell", "python -m pytest -q tests/test_bad.py", "failed"),
+        ("shell", "sleep 5; echo never", "unfinished"),
+        ("shell", "pytest", "refused"),
+        ("shell", "pytest", "unfinished"),
+        ("shell", "pytest", "unfinished"),
+        ("edit", "/p/a.py", "passed"),
+        ("shell", "pytest", "unfinished"),
+    ]
+    assert "1 failed" in tail.runs[1].tail
+
+
+def test_a_hook_denial_is_a_refusal(tmp_path: Path) -> None:
+    """2.1.332 writes a PreToolUse deny as `PreToolUse:Bash hook error: …` with is_error."""
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        assistant([bash("t1", "pytest")])
+        + result("t1", "PreToolUse:Bash hook error: not now", True, "Error: …")
+    )
+    tail = read_tail(str(path), 0, 1 << 20)
+    assert tail is not None and [r.outcome for r in tail.runs] == ["refused"]
+
+
+def test_of_several_results_for_one_call_the_worst_is_believed(tmp_path: Path) -> None:
+    """A second result line for the same call (appended by the agent, before or after Claude
+    Code's own) never turns a failed run into a passed one."""
+    path = tmp_path / "t.jsonl"
+    for first, second in ((False, True), (True, False)):
+        lines = [
+            result("t1", "3 passed", False, ok_detail("3 passed")),
+            result("t1", "Exit code 1\n1 failed", True, "Error: Exit code 1"),
+        ]
+        order = lines if not first else lines[::-1]
+        assert second is not first
+        path.write_text(assistant([bash("t1", "pytest")]) + "".join(order))
+        tail = read_tail(str(path), 0, 1 << 20)
+        assert tail is not None and [r.outcome for r in tail.runs] == ["failed"]
+
+
+def test_a_result_whose_call_is_before_the_offset_is_ignored(tmp_path: Path) -> None:
+    """Only calls made in the new tail become runs; a result for an older call is not one."""
+    path = tmp_path / "t.jsonl"
+    before = assistant([bash("t0", "pytest")])
+    path.write_text(before + result("t0", "1 passed", False, ok_detail("1 passed")))
+    tail = read_tail(str(path), len(before.encode()), 1 << 20)
+    assert tail is not None and tail.runs == () and tail.tool_calls == 0

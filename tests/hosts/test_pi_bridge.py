@@ -825,3 +825,85 @@ def test_on_pi_0_73_every_workflow_tool_stays_enabled(pi: Pi) -> None:
     pi.send("tool", name="workflow", params={"mode": "workflow", "route": "hard-bug"})
     pi.take()
     assert pi.disclosed == []
+
+
+# -- tool calls per run (seed 000 §6; audit seed000 D1) ---------------------------------------
+
+
+def bash(pi: Pi, command: str, ident: str | None = None) -> list[Message]:
+    data: dict[str, Any] = {"toolName": "bash", "input": {"command": command}}
+    if ident is not None:
+        data["toolCallId"] = ident
+    return pi.event("tool_call", data)
+
+
+def test_tool_less_runs_trip_the_stuck_rule(pi: Pi) -> None:
+    """Pi's settles report how many tool calls each run made: runs with none compact and
+    re-plan at 3 and 6 and pause at 9 (they used to continue up to max_continuations)."""
+    pi.send("hello", pi={"version": "0.80.6"})
+    write_plan(pi.project)
+    start_run(pi)
+    compacts, paused_at = [], None
+    for n in range(1, 11):
+        lines = settle(pi, "thinking\n[PDCA] plan")
+        if actions(lines, "compact"):
+            compacts.append(n)
+        if any("paused" in a["text"] for a in actions(lines, "notify")):
+            paused_at = n
+            break
+    assert compacts == [3, 6]
+    assert paused_at == 9
+
+
+def test_a_run_with_tool_calls_is_not_idle(pi: Pi) -> None:
+    """Each run's tool_call events are counted and then start over for the next run."""
+    write_plan(pi.project)
+    start_run(pi)
+    for _ in range(5):
+        bash(pi, "ls")
+        lines = settle(pi, "[PDCA] plan")
+        assert actions(lines, "compact") == []
+    assert pi.bridge.runs == []
+    entries = journal.recent(pi.bridge.supervisor.store.connection(), 1000)
+    tools = [e.data.get("tools") for e in entries if e.kind == "settle"]
+    assert tools == [1] * 5
+
+
+def test_a_check_with_no_tool_call_does_not_count_on_pi(pi: Pi) -> None:
+    """do (a tool) → check (none) → complete: refused, the check ran no tool."""
+    write_plan(pi.project, DONE_PLAN)
+    start_run(pi)
+    pi.event("tool_call", {"toolName": "edit", "input": {"path": "src/report.py"}})
+    settle(pi, "[PDCA] do")
+    assert "ran no tool at all" in pi.result(settle(pi, "[PDCA] check"))["continue"]
+    result = pi.result(settle(pi, "[PDCA] complete"))
+    assert "Check gate: the last [PDCA] check ran no tool" in result["continue"]
+
+
+def test_an_echo_check_on_pi_is_not_a_verification(pi: Pi) -> None:
+    """bash `echo '2 passed'` in the check round is named and refused as no verification."""
+    write_plan(pi.project, DONE_PLAN)
+    start_run(pi)
+    bash(pi, "echo '2 passed'")
+    told = pi.result(settle(pi, "2 passed\n[PDCA] check"))["continue"]
+    assert told.startswith("That [PDCA] check ran no verification: `echo '2 passed'`")
+
+
+def test_tool_results_tell_how_a_pi_check_ended(pi: Pi) -> None:
+    """When the extension forwards tool_result, a failing run is a failed check, and a call
+    with no result did not finish."""
+    write_plan(pi.project, DONE_PLAN)
+    start_run(pi)
+    bash(pi, "pytest -q", "c1")
+    pi.event("tool_result", {"toolCallId": "c1", "isError": True, "content": "1 failed"})
+    told = pi.result(settle(pi, "[PDCA] check"))["continue"]
+    assert told.startswith("The check ran and failed: 1 failed.")
+    bash(pi, "pytest -q", "c2")  # no result: it never finished
+    told = pi.result(settle(pi, "[PDCA] check"))["continue"]
+    assert "`pytest -q` (did not finish" in told
+    bash(pi, "pytest -q", "c3")
+    pi.event("tool_result", {"toolCallId": "c3", "isError": False, "content": [
+        {"type": "text", "text": "3 passed"}
+    ]})  # fmt: skip
+    assert pi.result(settle(pi, "[PDCA] check"))["continue"].startswith("Evidence in hand.")
+    assert pi.result(settle(pi, "[PDCA] complete")) is None

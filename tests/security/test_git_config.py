@@ -121,15 +121,16 @@ def age(*paths: Path) -> None:
 def test_file_evidence_is_judged_by_git_without_running_the_repository_programs(
     hostile: tuple[Path, Path],
 ) -> None:
-    """An edited file (old mtime) is accepted because git's blob differs, an untouched one is
-    refused because it matches, and none of the planted programs ran."""
+    """An edited file (old mtime) is accepted because its content changed since the todo was
+    created, an untouched one is refused, a new one is accepted, and none of the planted
+    programs (fsmonitor, filters, pager, hooks ...) ran."""
     project, marker = hostile
+    for subject in ("edit a", "edit b", "add new"):  # the todos first, then the work
+        code, _ = goalkeeper(project, "create", subject, "--session", "s1", "--json")
+        assert code == 0
     (project / "a.py").write_text("x = 2\n", encoding="utf-8")
     (project / "new.py").write_text("z = 1\n", encoding="utf-8")
     age(project / "a.py", project / "b.py", project / "new.py")
-    for subject in ("edit a", "edit b", "add new"):
-        code, _ = goalkeeper(project, "create", subject, "--session", "s1", "--json")
-        assert code == 0
 
     code, data = complete_with_file(project, 1, "a.py")
     assert (code, data["ok"]) == (0, True), data
@@ -138,7 +139,7 @@ def test_file_evidence_is_judged_by_git_without_running_the_repository_programs(
     ]
     code, data = complete_with_file(project, 2, "b.py")
     assert (code, data["ok"]) == (1, False), data
-    assert "git shows no change" in data["refused"]
+    assert "has not changed since task #2 was created" in data["refused"]
     code, data = complete_with_file(project, 3, "new.py")
     assert (code, data["ok"]) == (0, True), data
 

@@ -107,7 +107,7 @@ MESSAGES: dict[str, str] = {
     ),
     "stuck.pause": (
         "goalkeeper paused: still no tool calls after {resets} re-plans. The plan is on disk; "
-        "give the agent a hint or a smaller task to resume."
+        "give the agent a hint or a smaller task to resume (a new prompt restarts the count)."
     ),
     "compact.instructions": (
         "Keep the plan path, the objective, the open key results, the next open map leaf, the "
@@ -128,7 +128,7 @@ MESSAGES: dict[str, str] = {
     "pause.error": "goalkeeper paused: the run ended with an error ({error}). Send a message to resume.",
     "pause.cap": (
         "goalkeeper paused after {n} automatic continuations in a row (max_continuations). "
-        "Send a message to resume, or raise the limit."
+        "Send a message to resume (it restarts the count), or raise the limit."
     ),
     "close.done": "goalkeeper: every gate passes ({gates}); the task is closed.",
     "close.done_no_plan": "goalkeeper: [PDCA] complete reported; no plan file to check.",

@@ -12,6 +12,7 @@ inputs are never mutated.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -154,6 +155,38 @@ def validate_gate(
     return None
 
 
+def gate_weakened(task_id: object, stored: object, proposed: object) -> Problem | None:
+    """A declared gate is a duty the agent cannot take back (audit D4): an update whose
+    ``gate`` drops a duty the stored one declares (``null``, ``"audit"`` for ``["test",
+    "audit"]``, ``{"test": false}``) is refused; adding duties is fine."""
+    was, now = parse_gate(stored), parse_gate(proposed)
+    if (was.test and not now.test) or (was.audit and not now.audit):
+        return Problem.of(
+            "todo.gate.kept", id=js_str(task_id), was=gate_names(was), now=gate_names(now)
+        )
+    return None
+
+
+def gate_names(gate: Gate) -> str:
+    """``test``, ``audit``, ``test+audit``, or ``-`` for none (the ids the tool takes)."""
+    return "+".join(n for n, on in (("test", gate.test), ("audit", gate.audit)) if on) or "-"
+
+
+def validate_gate_kind(
+    tasks: Sequence[Task], task_id: object, evidence: Mapping[str, Any]
+) -> Problem | None:
+    """``effect`` evidence is a declaration left for human acceptance: it cannot complete a
+    task that declares a gate (audit D3: ``{"kind": "effect", "evidence": [{"cmd": "echo ok",
+    "exit": 0}]}`` passed ``validate_gate``, which counts any entry)."""
+    task = next((t for t in tasks if is_number(task_id) and t.id == task_id), None)
+    if task is None or evidence.get("kind") != "effect":
+        return None
+    gate = parse_gate(task.metadata.get("gate"))
+    if gate.test or gate.audit:
+        return Problem.of("todo.gate.effect", id=js_str(task_id), gate=gate_names(gate))
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class FileClaim:
     path: str
@@ -211,3 +244,71 @@ def _js_truthy(value: object) -> bool:
     if isinstance(value, float) and value != value:
         return False
     return bool(value) and value is not UNDEFINED
+
+
+# ---------------------------------------------------------------------------------------------
+# What the project's files held when a task was created (the baseline of file claims)
+# ---------------------------------------------------------------------------------------------
+
+PROJECT_FOLDER = "."
+"""The path a guard asks facts for to get a snapshot of the project: the facts of the project
+folder carry the content digest of every file in it (``FileFact.entries``)."""
+
+_PATH_KEY = 12  # hex digits of sha256(path): 48 bits, no collision among a project's files
+_CONTENT_KEY = 16  # hex digits of the content's sha256: 64 bits, no second preimage in reach
+_RECORD = _PATH_KEY + _CONTENT_KEY
+UNREAD = "-" * _CONTENT_KEY
+"""The content key of a file that was there but not read (too large, unreadable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """The project's files when a task was created, compactly: one fixed-width record per
+    file (a key of its path, a key of its content), the folders that were not read, and
+    whether every other file was read. Several tasks created with nothing changed in between
+    share one baseline (``ident``)."""
+
+    packed: str = ""
+    skipped: tuple[str, ...] = ()
+    complete: bool = False
+
+    @property
+    def ident(self) -> str:
+        blob = "\0".join((self.packed, *self.skipped, str(self.complete)))
+        return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+    def before(self, rel: str) -> str | None:
+        """What ``rel`` (a project-relative POSIX path) held then: its content key, ``""``
+        when it did not exist then, ``None`` when the baseline cannot say (not read)."""
+        key = _path_key(rel)
+        lo, hi = 0, len(self.packed) // _RECORD
+        while lo < hi:  # records are sorted by path key
+            mid = (lo + hi) // 2
+            at = self.packed[mid * _RECORD : mid * _RECORD + _PATH_KEY]
+            if at == key:
+                content = self.packed[mid * _RECORD + _PATH_KEY : (mid + 1) * _RECORD]
+                return None if content == UNREAD else content
+            lo, hi = (mid + 1, hi) if at < key else (lo, mid)
+        covered = self.complete and not any(
+            rel == folder or rel.startswith(folder + "/") for folder in self.skipped
+        )
+        return "" if covered else None
+
+
+def make_baseline(
+    entries: Sequence[tuple[str, str]], skipped: Sequence[str], complete: bool
+) -> Baseline:
+    """A baseline from (relative path, sha256 hex of its content or ``""`` when unread)."""
+    records = sorted(
+        _path_key(rel) + (content_key(digest) if digest else UNREAD) for rel, digest in entries
+    )
+    return Baseline("".join(records), tuple(sorted(skipped)), complete)
+
+
+def content_key(digest: str) -> str:
+    """The part of a file's sha256 hex digest a baseline keeps."""
+    return digest[:_CONTENT_KEY]
+
+
+def _path_key(rel: str) -> str:
+    return hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:_PATH_KEY]

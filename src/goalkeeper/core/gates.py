@@ -3,18 +3,65 @@
 ``[PDCA] complete`` is accepted only when every gate passes. Each gate reports *what* is open,
 so a refusal can name every failing gate and every open item in one message. A cancelled item
 must carry its reason ("完成 = 每个承诺都有证据，或已被显式取消并留下理由"): a bare ``[-]`` keeps
-the gate closed. Pure; no I/O.
+the gate closed.
+
+A check is a verification that ran ("Check 用可复跑证据证伪"): a ``[PDCA] check`` round counts
+only when a verification command ran *and finished* in it — a test runner, or a command the
+user declared (the goal's approved verify command, ``evidence_commands``, ``test_command``) or
+the plan's key results name in backticks — and no project file changed after it. ``echo``,
+``cat``, an edit, a command that was refused, timed out, interrupted or sent to the background
+are not checks. A failing run is still a check (the loop learned something, seed §7: failure
+is evidence), but it is no proof: ``complete`` after it is refused until a check passes. This is
+a reading of what the host recorded, not a sandbox: a test runner the agent rewrote itself still
+runs. Pure; no I/O.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from goalkeeper.core.mdcode import inline_code_spans
 from goalkeeper.core.plan import ItemState, Plan
+from goalkeeper.core.shell_line import part_words
+from goalkeeper.core.shell_writes import in_project, written_paths
+from goalkeeper.core.test_runners import could_verify
+from goalkeeper.core.values import ToolRun
+from goalkeeper.core.verification import find_verification
+from goalkeeper.core.verify import failure_headline
 
 GateId = Literal["check", "okr", "map"]
-Problem = Literal["open", "no_reason", "no_check", "do_after_check", "check_without_evidence"]
+Problem = Literal[
+    "open",
+    "no_reason",
+    "no_check",
+    "do_after_check",
+    "check_without_evidence",
+    "check_not_verified",
+    "check_failed",
+    "check_stale",
+    "check_unreadable",
+    "changed_after_check",
+]
+CheckStatus = Literal[
+    "passed", "failed", "unknown", "stale", "none", "idle", "untold", "unreadable"
+]
+"""What one round's tool activity proves. A verification finished: ``passed``, ``failed`` or
+``unknown`` (its exit status is masked, or the host does not report it); ``stale``: a project
+file changed after its last verification; ``none``: tools ran, no verification finished;
+``idle``: no tool ran; ``untold``: the host reports no runs (only a tool count, which is then
+all the check needs); ``unreadable``: the host could not read what ran."""
+RunVerdict = Literal[
+    "passed", "failed", "unknown", "not_verification", "unfinished", "refused", "empty", "unseen"
+]
+"""What one shell command was for the check: a verification that finished (``passed``,
+``failed``, ``unknown``), or why it does not count: not a verification, it did not finish, it
+was refused, it ran no tests, or goalkeeper never saw it start (a line nobody ran)."""
+COUNTED: frozenset[str] = frozenset({"passed", "failed", "unknown"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,22 +98,43 @@ class GateReport:
 
 @dataclass(frozen=True, slots=True)
 class CheckHistory:
-    """Round numbers of the last reported ``do`` and ``check``, and whether that check ran
-    anything (``None`` when the host cannot tell)."""
+    """Round numbers of the last reported ``do`` and ``check``, what that check's round proves
+    (``None``: recorded before rounds were judged, as ``untold``), the last round that changed a
+    project file without a verification after it, and what the check ran (``detail``, as
+    ``render_ran`` reads it)."""
 
     last_do: int | None = None
     last_check: int | None = None
-    check_had_tools: bool | None = None
+    check_status: CheckStatus | None = None
+    last_change: int | None = None
+    detail: str = ""
+
+
+_CHECK_PROBLEMS: dict[str, Problem] = {
+    "failed": "check_failed",
+    "stale": "check_stale",
+    "none": "check_not_verified",
+    "idle": "check_without_evidence",
+    "unreadable": "check_unreadable",
+}
 
 
 def evaluate_check_gate(history: CheckHistory, *, require_tool: bool = True) -> GateResult:
-    """A ``check`` must have been reported since the last ``do``; unknown counts as not passed."""
+    """A ``check`` must have been reported since the last ``do``. With ``require_tool`` (the
+    ``check_needs_tool`` setting) its round must have run a verification that finished and
+    passed (or whose result is not known), and no project file may have changed since; an
+    unreadable round counts as not passed."""
     if history.last_check is None:
         return GateResult("check", False, (OpenItem("check", "no_check"),))
     if history.last_do is not None and history.last_do > history.last_check:
         return GateResult("check", False, (OpenItem("check", "do_after_check"),))
-    if require_tool and history.check_had_tools is False:
-        return GateResult("check", False, (OpenItem("check", "check_without_evidence"),))
+    if not require_tool:
+        return GateResult("check", True)
+    if history.last_change is not None and history.last_change > history.last_check:
+        return GateResult("check", False, (OpenItem(history.detail, "changed_after_check"),))
+    problem = _CHECK_PROBLEMS.get(history.check_status or "untold")
+    if problem is not None:
+        return GateResult("check", False, (OpenItem(history.detail, problem),))
     return GateResult("check", True)
 
 
@@ -107,9 +175,195 @@ def evaluate_gates(plan: Plan, history: CheckHistory, *, require_tool: bool = Tr
     )
 
 
+def open_commitments(plan: Plan) -> tuple[str, ...]:
+    """The texts of the plan's commitments that still keep a gate closed (open key results
+    and map leaves, cancellations without a reason): what progress on the plan closes."""
+    return tuple(
+        item.text for item in (*evaluate_okr_gate(plan).open, *evaluate_map_gate(plan).open)
+    )
+
+
 def _open_item(text: str, state: ItemState, reason: str | None, line: int) -> OpenItem | None:
     if state == "open":
         return OpenItem(text, "open", line)
     if state == "cancelled" and reason is None:
         return OpenItem(text, "no_reason", line)
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# A check is a verification that ran
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RanCommand:
+    """A shell command of the round and what it was for the check."""
+
+    command: str
+    verdict: RunVerdict
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEvidence:
+    """What one round's tool activity proves: its ``status``, each shell command with its
+    verdict, the first project file changed after the last verification (``changed``: such a
+    change must be checked again), and the failing line of a failed verification."""
+
+    status: CheckStatus
+    ran: tuple[RanCommand, ...] = ()
+    changed: str | None = None
+    headline: str = ""
+
+
+def evaluate_round(
+    runs: Sequence[ToolRun] | None,
+    *,
+    tools: int | None,
+    unreadable: bool = False,
+    declared: Sequence[str] = (),
+    seen: Sequence[str] | None = None,
+    is_change: Callable[[str], bool] = lambda path: True,
+) -> RoundEvidence:
+    """Judge one round's tool calls for the check gate.
+
+    ``declared``: commands that count as a verification besides the test runners (see
+    ``declared_commands``). ``seen``: digests (``command_digest``) of the shell commands the
+    host announced before running them (Claude Code's PreToolUse), one per announcement, or
+    None when it announces none: each announcement vouches for one call in the record, in
+    order, and a call nobody announced did not run, whatever the record says (the agent can
+    write the transcript). ``is_change(path)``: whether writing that file
+    changes the project (not the plan or GOAL.md, which are the loop's bookkeeping, nor a
+    scratch file outside the project). Pure."""
+    if unreadable:
+        return RoundEvidence("unreadable")
+    if runs is None:
+        return RoundEvidence("idle" if tools == 0 else "untold")
+    ran: list[RanCommand] = []
+    last: tuple[ToolRun, RunVerdict] | None = None
+    changed: str | None = None
+    vouchers = Counter(seen) if seen is not None else None
+    for run in runs:
+        if run.kind == "shell":
+            verdict = _verdict(run, declared, vouchers)
+            ran.append(RanCommand(run.command, verdict))
+            if verdict in COUNTED:
+                last, changed = (run, verdict), None  # a change before it is checked by it
+                continue
+        path = _changed_file(run, is_change)
+        if path is not None and changed is None:
+            changed = path
+    if last is None:
+        return RoundEvidence("none" if runs else "idle", tuple(ran), changed)
+    if changed is not None:
+        return RoundEvidence("stale", tuple(ran), changed)
+    run, verdict = last
+    headline = failure_headline(run.tail) if verdict == "failed" and run.tail else ""
+    return RoundEvidence(verdict, tuple(ran), None, headline)  # type: ignore[arg-type]
+
+
+def change_filter(root: str, records: Sequence[str]) -> Callable[[str], bool]:
+    """``is_change`` for ``evaluate_round``: a path in the project at ``root`` (relative paths
+    are), outside the folders in ``records`` (the plan folder, ``.agents``, ``.goalkeeper``)."""
+    root = root.rstrip("/")
+    folders = tuple(r.strip("/") for r in records if r.strip("/"))
+
+    def is_change(path: str) -> bool:
+        if not in_project(path, root):
+            return False
+        rel = path[len(root) + 1 :] if path.startswith("/") else path
+        while rel.startswith("./"):
+            rel = rel[2:]
+        return bool(rel) and not any(rel == f or rel.startswith(f + "/") for f in folders)
+
+    return is_change
+
+
+def command_digest(command: str) -> str:
+    """A short, stable name for a command line (whitespace at its ends ignored)."""
+    return hashlib.sha256(command.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def declared_commands(trusted: Sequence[str], plan: Plan | None) -> tuple[str, ...]:
+    """The commands that count as a verification besides the test runners: ``trusted`` ones
+    (the goal's approved verify commands, ``evidence_commands``, ``test_command``: the user's),
+    and those the plan's key results name in backticks. The plan is the agent's, so a command
+    it names counts only if it could verify something: not ``echo``, ``cat``, ``true`` or any
+    program that only prints or reads, and no inline program (``sh -c``, ``python -c``)."""
+    named: list[str] = [c.strip() for c in trusted if c and c.strip()]
+    for kr in plan.key_results if plan is not None else ():
+        for start, end in inline_code_spans(kr.text):
+            text = kr.text[start:end].strip("`").strip()
+            words = part_words(text)
+            if words and could_verify(words):
+                named.append(text)
+    return tuple(dict.fromkeys(named))
+
+
+def render_ran(ran: Sequence[RanCommand], limit: int = 5) -> str:
+    """The commands of a round in the compact form the state keeps: one ``verdict<TAB>command``
+    line each, at most ``limit`` (the last ones, which decided), each at most 160 characters."""
+    shown = list(ran)[-limit:]
+    return "\n".join(f"{r.verdict}\t{' '.join(r.command.split())[:160]}" for r in shown)
+
+
+def parse_ran(text: str) -> tuple[RanCommand, ...]:
+    """The commands ``render_ran`` kept; unreadable lines are dropped."""
+    out: list[RanCommand] = []
+    for line in text.splitlines():
+        verdict, sep, command = line.partition("\t")
+        if sep and verdict in _VERDICTS:
+            out.append(RanCommand(command, verdict))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+_VERDICTS = frozenset(
+    ("passed", "failed", "unknown", "not_verification", "unfinished", "refused", "empty", "unseen")
+)
+
+
+def _verdict(run: ToolRun, declared: Sequence[str], vouchers: Counter[str] | None) -> RunVerdict:
+    found = find_verification(run.command, declared)
+    if found is None:
+        return "not_verification"
+    if vouchers is not None:
+        digest = command_digest(run.command)
+        if vouchers[digest] <= 0:
+            return "unseen"
+        vouchers[digest] -= 1
+    if run.outcome in ("refused", "unfinished"):
+        return run.outcome
+    if _NOTHING_RAN.search(run.tail):
+        return "empty"
+    if run.outcome == "failed":
+        return "failed"
+    if run.outcome == "unknown" or found[1]:  # ran, but its exit status is not the runner's
+        return "failed" if run.outcome == "passed" and _failing(run.tail) else "unknown"
+    return "passed"
+
+
+_NOTHING_RAN = re.compile(
+    r"\bno tests? (?:ran|to run|found|collected)\b|\bcollected 0 items\b|\brunning 0 tests\b"
+    r"|\bRan 0 tests\b|\bno test files\b|\b\d+ tests? collected in\b|\bNo tests found\b",
+    re.IGNORECASE,
+)
+"""Output of a runner that ran nothing: pytest (``--collect-only``, no match), unittest, cargo,
+go, jest. A run that selected no test checked nothing."""
+
+
+def _failing(tail: str) -> bool:
+    return bool(re.search(r"\b\d+ (?:failed|failing|errors?)\b|^FAILED\b|\bFAIL\b", tail, re.M))
+
+
+def _changed_file(run: ToolRun, is_change: Callable[[str], bool]) -> str | None:
+    """The project file a tool call changed, if it changed one (a refused or failed edit wrote
+    nothing; a command is read for redirections, ``tee``, ``sed -i``, copies and moves)."""
+    if run.outcome in ("refused", "failed"):
+        return None
+    if run.kind == "edit":
+        paths: tuple[str, ...] = (run.path,) if run.path else ()
+    elif run.kind == "shell" and run.outcome != "unfinished":
+        paths = written_paths(run.command)
+    else:
+        return None
+    return next((p for p in paths if is_change(p)), None)

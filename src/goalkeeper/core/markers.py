@@ -112,6 +112,14 @@ def _marker(phase: str, rest: str, *, legacy: bool) -> Marker:
     return Marker(phase, reason, coordinate, legacy)  # type: ignore[arg-type]
 
 
+def normalize_reason(reason: str | None) -> str:
+    """A blocked reason as it is compared with the previous one: case, punctuation (of any
+    script), spacing and numbers ignored, so "Need the API key (try 2)." repeats "need the API
+    key – try 3"."""
+    text = re.sub(r"\d+", "0", (reason or "").casefold())
+    return " ".join(re.sub(r"[\W_]+", " ", text).split())
+
+
 _GOAL = re.compile(
     _LEAD + r"\[GOAL\][*_]{0,3}[ \t]*blocked\b[*_]{0,3}[ \t]*[:：]?([^\n]*)",
     re.IGNORECASE | re.MULTILINE,

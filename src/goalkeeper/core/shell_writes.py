@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from goalkeeper.core.shell_line import without_heredoc_bodies
+
 _REDIRECT = re.compile(r"(?:^|[^<>&0-9])(?:[0-9]|&)?>>?\|?\s*(?P<target>[^\s;&|<>()]+)")
 """``> f``, ``>> f``, ``2> f``, ``&> f``, ``>| f``; never ``2>&1`` (the target is ``&1``)."""
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
@@ -27,7 +29,7 @@ _IN_PLACE = frozenset({"sed", "perl", "ruby"})
 def written_paths(command: str) -> tuple[str, ...]:
     """The paths ``command`` writes, in order, de-duplicated; () when it writes none that the
     text shows. Heredoc bodies are not read as commands."""
-    text = _without_heredoc_bodies(command)
+    text = without_heredoc_bodies(command)
     found: list[str] = []
     masked = _QUOTED.sub(
         lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], text
@@ -100,20 +102,3 @@ def _in_place_flag(arg: str) -> bool:
 def _has_program(args: list[str]) -> bool:
     """``perl -pi -e 's/a/b/' f``: the first operand is the program, not a file."""
     return any(a in ("-e", "-E") or (a.startswith("-") and a.endswith("e")) for a in args)
-
-
-def _without_heredoc_bodies(command: str) -> str:
-    """``cat > f <<EOF … EOF``: keep the command line, drop the body (its text is data)."""
-    lines = command.split("\n")
-    out: list[str] = []
-    end: str | None = None
-    for line in lines:
-        if end is not None:
-            if line.strip() == end:
-                end = None
-            continue
-        out.append(line)
-        marker = re.search(r"<<-?\s*['\"]?(?P<word>[A-Za-z_][A-Za-z0-9_]*)['\"]?", line)
-        if marker:
-            end = marker.group("word")
-    return "\n".join(out)

@@ -71,6 +71,29 @@ class TurnEnd:
     session_id: str
 
 
+RunOutcome = Literal["passed", "failed", "unfinished", "refused", "unknown"]
+"""How a tool call ended: ``passed``/``failed`` by its result (a shell command's exit status);
+``unfinished``: no result, interrupted, timed out or sent to the background; ``refused``: it
+never ran (a permission or hook denied it); ``unknown``: it ran, but the host does not report
+how it ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """One tool call of the run that just settled, as the host saw it; the host sorts its own
+    tool names into ``shell`` (runs a command line), ``edit`` (writes a file) and ``other``."""
+
+    kind: Literal["shell", "edit", "other"]
+    name: str = ""
+    command: str = ""
+    """The command line of a shell tool."""
+    path: str = ""
+    """The file an edit tool wrote."""
+    outcome: RunOutcome = "unknown"
+    tail: str = ""
+    """The end of its output (a few hundred characters), where the host has it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Activity:
     """What the host measured about the run that just settled.
@@ -86,6 +109,12 @@ class Activity:
     """A subagent or a long shell command was started (the todos guard's wait-gap advice)."""
     context_window: int | None = None
     """The model's context window as the host knows it (Pi does); else the configured one."""
+    runs: tuple[ToolRun, ...] | None = None
+    """The run's tool calls in order, with how each ended: a ``[PDCA] check`` counts only if a
+    verification among them finished. None when the host does not report them."""
+    unreadable: bool = False
+    """The host reports its runs but could not read them this time (Claude Code: the
+    transcript is missing or not a regular file): nothing of this run can count as a check."""
 
     def context_ratio(self, configured_window: int) -> float | None:
         """How full the context is (0..1+), or None when the host did not measure it."""
@@ -212,6 +241,21 @@ class FileFact:
     git_changed: bool | None = None
     """Not as committed (modified, added, untracked), by its blob id against HEAD
     (``engine.git``); None outside a git work tree."""
+    digest: str | None = None
+    """The sha256 (hex) of its content: a regular file inside the project, read whole."""
+    rel: str | None = None
+    """The path it resolves to (symlinks followed), relative to the project, POSIX style."""
+    outside: bool = False
+    """It resolves outside the project, or cannot be resolved: goalkeeper checks nothing there."""
+    kind: Literal["file", "folder", "other"] = "file"
+    """What it is when it exists; ``other`` is a FIFO, a device or a socket."""
+    entries: tuple[tuple[str, str], ...] = ()
+    """The project folder's snapshot: each file read, as (relative path, sha256 hex), the
+    digest empty for a file too large or unreadable."""
+    skipped: tuple[str, ...] = ()
+    """The project folder's snapshot: the folders not read (dependencies, caches, virtualenvs)."""
+    complete: bool = False
+    """The project folder's snapshot: no limit cut the walk short."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +271,13 @@ class CommandFact:
     timed_out: bool = False
     refusal: str | None = None
     detail: str = ""
+    argv: tuple[str, ...] = ()
+    """What goalkeeper ran (as the approved words, before any confinement wrapper)."""
+    seconds: float = field(default=0.0, compare=False)
+    """How long the run took."""
+    approved: tuple[str, ...] = field(default=(), compare=False)
+    """The commands goalkeeper may re-run, each with test-selection arguments (what a refusal
+    names instead)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,10 +289,13 @@ class VerifyRun:
     output_tail: str = ""
     timed_out: bool = False
     seconds: float = 0.0
+    no_tests: bool = False
+    """It exited 0, but its runner's summary says no test ran (all deselected, none found,
+    ``--passWithNoTests``): never a pass."""
 
     @property
     def passed(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and not self.no_tests
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +370,14 @@ class ApproveGoal:
 
 
 @dataclass(frozen=True, slots=True)
+class AcceptPlan:
+    """The user accepted the plan's changed commitments (a host dialog): record ``digest``
+    (``core.commitments.commitments_digest``) as accepted."""
+
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
 class WriteGoal:
     """Apply changes to GOAL.md (fields, Progress Log lines, archiving)."""
 
@@ -364,6 +426,7 @@ Action = (
     | Inspect
     | SetGoal
     | ApproveGoal
+    | AcceptPlan
     | WriteGoal
     | Retry
     | Ask

@@ -189,14 +189,21 @@ def run_verification(
     failure. Callers pass only commands the user approved: each runs as an argument vector,
     and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
     from goalkeeper.core.argv import command_argv
+    from goalkeeper.core.test_summary import parse_test_summary
     from goalkeeper.engine.inspect import run_project_command
 
     runs: list[VerifyRun] = []
     for command in commands:
         started = time.monotonic()
         done = run_project_command(command_argv(command), project, runner, timeout_s, sandbox)
+        summary = parse_test_summary(done.output_tail)
         run = VerifyRun(
-            command, done.exit_code, done.output_tail, done.timed_out, time.monotonic() - started
+            command,
+            done.exit_code,
+            done.output_tail,
+            done.timed_out,
+            time.monotonic() - started,
+            no_tests=done.exit_code == 0 and summary.known and summary.executed == 0,
         )
         runs.append(run)
         if not run.passed:

@@ -472,6 +472,8 @@ def _path(ctx: Context) -> str:
 def _result(run: VerifyRun, ctx: Context) -> str:
     if run.timed_out:
         return ctx.say("goal.timed_out", seconds=f"{run.seconds:.0f}")
+    if run.no_tests:
+        return ctx.say("proof.verify.no_tests")
     return ctx.say("goal.exit", code=run.exit_code)
 
 

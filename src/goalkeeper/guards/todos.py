@@ -1,11 +1,20 @@
 """The todos guard (seed 002, pi-todone v0.6.0): goalkeeper's own ``todo`` tool and its gates.
 
 On a ``todo`` tool call it applies the hard gates (tree integrity, evidence format, declared
-gates, and, beyond the seed, the evidence goalkeeper can check itself: claimed file changes and
-the re-run of a test-gated command), then performs the call on the session's todo tree and
-replies with the result. A refusal repeats for the same task and reason are escalated
-(block storm). Native todo tools may not mark anything completed. The advice layer (①–⑦) lives
-in ``todo_advice.py``. Pure; the tree is this guard's state, stored per session.
+gates, and, beyond the seed, the evidence goalkeeper can check itself), then performs the call
+on the session's todo tree and replies with the result. A refusal repeats for the same task and
+reason are escalated (block storm). Native todo tools may not mark anything completed. The
+advice layer (①–⑦) lives in ``todo_advice.py``, the judging of claims in ``todo_claims.py``.
+Pure; the tree is this guard's state, stored per session.
+
+Beyond the seed, declared gates are duties (audit D2–D5): a gate cannot be dropped or weakened
+once declared; a test gate is met only by goalkeeper's own re-run of an approved test command
+that executed a test (its runner's summary says so), never by a claim it could not check;
+``effect`` cannot complete a gated todo; a file claim is judged against the content the file
+had when the todo was created (a snapshot taken then; git's HEAD and mtime where there is
+none), so ``touch`` is no edit and a path outside the project is never verified. Every
+completion is journalled with what was verified and how (``todo_completed``), and a stop with a
+refused completion not fixed, or a gated todo open, tells the user in one line.
 """
 
 from __future__ import annotations
@@ -15,12 +24,17 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
 from goalkeeper.core.evidence import (
-    CommandClaim,
-    FileClaim,
+    PROJECT_FOLDER,
+    Baseline,
+    Gate,
     evidence_claims,
+    gate_names,
+    gate_weakened,
+    make_baseline,
     normalize_evidence,
     parse_gate,
     validate_gate,
+    validate_gate_kind,
 )
 from goalkeeper.core.todos import (
     Task,
@@ -29,19 +43,20 @@ from goalkeeper.core.todos import (
     apply_todo,
     can_complete_tree,
     is_number,
-    js_str,
     open_dependencies,
     parse_todo_call,
     validate_parent_ref,
 )
 from goalkeeper.core.tools import SHELL_TOOLS
 from goalkeeper.core.values import (
+    Action,
     Advise,
     BeforeAgentStart,
     Block,
     Event,
     Facts,
     Inspect,
+    Notify,
     Problem,
     Record,
     Reply,
@@ -53,12 +68,14 @@ from goalkeeper.core.values import (
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 from goalkeeper.guards.todo_advice import advise, ultimatum
+from goalkeeper.guards.todo_claims import Judgement, completion_record, judge_claims
 
 TODO_TOOL = "todo"
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
 LONG_WAIT_MS = 60_000  # hard-coded in pi-todone
 SUBAGENT_TOOLS = ("subagent", "Task", "Agent")
-CHANGE_SLACK_S = 2.0  # file mtime vs task creation: clock and timestamp granularity
+STOP_ITEMS = 3  # todos named in the notice at a stop; the rest are counted
+MAX_BASELINES = 8  # distinct snapshots kept for open tasks (a batch of todos shares one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +104,18 @@ class TodosState:
     unit_todo_calls: int = 0
     unit_created_todo: bool = False
     unit_long_wait: bool = False
+    baselines: tuple[tuple[str, Baseline], ...] = ()
+    """Snapshots of the project's files taken when open tasks were created, by ident; tasks
+    created while nothing changed share one."""
+    task_baselines: tuple[tuple[int, str], ...] = ()
+    """The baseline each open task was created with."""
+    refused: tuple[tuple[int, str, str], ...] = ()
+    """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
+    user's notice at a stop."""
 
 
-_SCALARS = [f.name for f in fields(TodosState) if f.name not in ("tree", "storm")]
+_STRUCTURED = ("tree", "storm", "baselines", "task_baselines", "refused")
+_SCALARS = [f.name for f in fields(TodosState) if f.name not in _STRUCTURED]
 _ID_LISTS = ("pending_verify", "pending_parallel")
 
 
@@ -114,6 +140,21 @@ class TodosGuard:
             storm=storm,
             pending_verify=verify,
             pending_parallel=parallel,
+            baselines=_load_baselines(raw.get("baselines")),
+            task_baselines=tuple(
+                (int(e[0]), e[1])
+                for e in raw.get("task_baselines") or []
+                if isinstance(e, list) and len(e) == 2 and is_number(e[0]) and isinstance(e[1], str)
+            ),
+            refused=tuple(
+                (int(e[0]), e[1], e[2])
+                for e in raw.get("refused") or []
+                if isinstance(e, list)
+                and len(e) == 3
+                and is_number(e[0])
+                and isinstance(e[1], str)
+                and isinstance(e[2], str)
+            ),
         )
 
     def dump_state(self, state: TodosState) -> dict[str, Any]:
@@ -124,6 +165,11 @@ class TodosGuard:
             storm=[list(e) for e in state.storm],
             pending_verify=list(state.pending_verify),
             pending_parallel=list(state.pending_parallel),
+            baselines=[
+                [ident, b.packed, list(b.skipped), b.complete] for ident, b in state.baselines
+            ],
+            task_baselines=[list(e) for e in state.task_baselines],
+            refused=[list(e) for e in state.refused],
         )
         return data
 
@@ -165,149 +211,184 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
         return Verdict((Block(parsed.render(say)),), s)
     call = parsed
     tasks = s.tree.tasks
+    baseline: Baseline | None = None
+    completion: dict[str, Any] | None = None
+    if call.metadata is not None and OWN_KEY in call.metadata:
+        return Verdict((Block(say("todo.gate.own_key", key=OWN_KEY)),), s)
     if call.action == "create":
         s = replace(s, unit_created_todo=True)
         parent = (call.metadata or {}).get("parentId")
         problem = validate_parent_ref(tasks, parent)
         if problem:
             return Verdict((Block(say("todo.block.parent", err=problem.render(say))),), s)
-    elif call.action == "update" and call.status == "completed":
+        if ctx.config.evidence_check != "off":
+            if ctx.facts is None:  # what the files hold now is what a later claim is judged by
+                return Verdict((Inspect(files=(PROJECT_FOLDER,)),), s)
+            baseline = baseline_of(ctx.facts)
+    elif call.action == "update":
+        kept = _gate_kept(call, s, ctx)
+        if kept is not None:
+            return kept
+    if call.action == "update" and call.status == "completed":
         gated = _completion_gates(call, s, ctx)
         if isinstance(gated, Verdict):
             return gated
-        call = gated
+        call, completion = gated
         if isinstance(call.id, int | float) and not isinstance(call.id, bool):
             s = replace(
                 s,
                 storm=_storm_cleared(s, call.id),
                 pending_verify=_added(s.pending_verify, int(call.id)),
+                refused=tuple(e for e in s.refused if e[0] != call.id),
             )
     elif call.action == "update" and is_number(call.id):
         s = replace(s, storm=_storm_cleared(s, call.id))
         task = s.tree.get(call.id)
         if call.status == "in_progress" and task and open_dependencies(tasks, task):
             s = replace(s, pending_parallel=_added(s.pending_parallel, task.id))
+        if call.status == "deleted" and task is not None:
+            s = _abandoned(s, task)
     applied = apply_todo(s.tree, call, ctx.now)
     if isinstance(applied, Problem):
         return Verdict((Block(applied.render(say)),), s)
-    record = Record("todo", {"action": call.action, "id": applied.result.get("task", {}).get("id")})
-    return Verdict((Reply(applied.result), record), replace(s, tree=applied.tree))
+    task_id = applied.result.get("task", {}).get("id")
+    s = replace(s, tree=applied.tree)
+    if baseline is not None and is_number(task_id):
+        s = _with_baseline(s, int(task_id), baseline)
+    record = Record("todo", {"action": call.action, "id": task_id})
+    actions: list[Action] = [Reply(applied.result), record]
+    if completion is not None:
+        actions.append(Record("todo_completed", completion))
+    return Verdict(tuple(actions), _baselines_pruned(s))
+
+
+def _abandoned(s: TodosState, task: Task) -> TodosState:
+    """Deleting an open gated task is allowed (the seed's tombstone), but the duty it drops is
+    told to the user at the next stop, as a refused completion would be."""
+    gate = parse_gate(task.metadata.get("gate"))
+    if task.status == "completed" or not (gate.test or gate.audit):
+        return s
+    if any(e[0] == task.id for e in s.refused):
+        return s  # the refusal it had says more
+    return replace(s, refused=(*s.refused, (task.id, "abandoned", gate_names(gate))))
+
+
+OWN_KEY = "verification"
+"""The metadata key goalkeeper writes what it checked into: never the agent's to set."""
+
+
+def _gate_kept(call: TodoCall, s: TodosState, ctx: Context) -> Verdict[TodosState] | None:
+    """Audit D4: an update may add duties to a declared gate, never drop one."""
+    if call.metadata is None or "gate" not in call.metadata:
+        return None
+    task = s.tree.get(call.id)
+    if task is None:
+        return None
+    problem = gate_weakened(call.id, task.metadata.get("gate"), call.metadata["gate"])
+    if problem is None:
+        return None
+    why = ("gate_kept", "") if call.status == "completed" else None
+    return _escalate(s, call.id, "gate_kept", problem.render(ctx.say), ctx, why)
 
 
 def _completion_gates(
     call: TodoCall, s: TodosState, ctx: Context
-) -> TodoCall | Verdict[TodosState]:
+) -> tuple[TodoCall, dict[str, Any]] | Verdict[TodosState]:
     """Tree, evidence format, declared gate, then checked evidence. A refusal is a Verdict; a
-    pass is the call with its normalized evidence written back into ``metadata``."""
+    pass is the call with its normalized evidence (and what goalkeeper checked) written back
+    into ``metadata``, and the completion record's data."""
     say = ctx.say
     tasks = s.tree.tasks
     problem = can_complete_tree(tasks, call.id, sep=say("todo.children_sep"))
     if problem:
-        return _escalate(s, call.id, "tree", say("todo.block.tree", err=problem.render(say)), ctx)
+        text = say("todo.block.tree", err=problem.render(say))
+        return _escalate(s, call.id, "tree", text, ctx, ("tree", ""))
     normalized = normalize_evidence(call.evidence if call.has_evidence else None)
     if normalized.problem or normalized.evidence is None:
         err = normalized.problem.render(say) if normalized.problem else ""
         text = say("todo.block.evidence", err=err, guide=say("evidence.guide"))
-        return _escalate(s, call.id, "evidence", text, ctx)
+        return _escalate(s, call.id, "evidence", text, ctx, ("evidence", ""))
     evidence = normalized.evidence
     problem = validate_gate(tasks, call.id, evidence)
     if problem:
-        return _escalate(s, call.id, "gate", say("todo.block.gate", err=problem.render(say)), ctx)
-    verification: list[dict[str, Any]] = []
+        text = say("todo.block.gate", err=problem.render(say))
+        return _escalate(s, call.id, "gate", text, ctx, ("gate", ""))
+    mode = ctx.config.evidence_check
+    problem = validate_gate_kind(tasks, call.id, evidence) if mode != "off" else None
+    if problem:
+        return _escalate(s, call.id, "effect", problem.render(say), ctx, ("effect", ""))
     task = s.tree.get(call.id)
-    if ctx.config.evidence_check != "off" and task is not None:
-        files, commands = evidence_claims(evidence)
-        rerun = ctx.config.evidence_check == "rerun" and parse_gate(task.metadata.get("gate")).test
+    gate = parse_gate(task.metadata.get("gate")) if task is not None else Gate()
+    files, commands = evidence_claims(evidence)  # cmd entries whatever the kind (audit D3)
+    rerun = mode == "rerun" and gate.test
+    judged = Judgement()
+    if mode != "off" and task is not None:
         wanted = commands if rerun else ()
         if (files or wanted) and ctx.facts is None:
-            ask = Inspect(tuple(f.path for f in files), tuple(c.cmd for c in wanted))
-            return Verdict((ask,))
-        if ctx.facts is not None:
-            refusal, verification = judge_claims(task, files, wanted, ctx.facts, ctx)
-            if refusal:
-                return _escalate(s, call.id, "checked", refusal, ctx)
+            return Verdict((Inspect(tuple(f.path for f in files), tuple(c.cmd for c in wanted)),))
+        if files or wanted:
+            judged = judge_claims(
+                task,
+                files,
+                wanted,
+                ctx.facts or Facts(),
+                ctx,
+                baseline=_baseline_for(s, task.id),
+                test_gate=rerun,
+            )
+            if judged.refusal:
+                return _escalate(s, call.id, "checked", judged.refusal, ctx, judged.why)
+    notes = list(judged.notes)
+    unverified: list[dict[str, Any]] = []
+    if not rerun:
+        reason = say("todo.gate.rerun_mode", mode=mode) if gate.test else None
+        for c in commands:
+            why = reason or say("todo.gate.rerun_ungated")
+            unverified.append({"what": "cmd", "cmd": c.cmd, "why": why})
+            if reason:  # evidence_check below rerun: the gated claim stands, said unverified
+                notes.append({"cmd": c.cmd, "status": "unverified", "reason": reason})
     metadata = {**(call.metadata or {}), "evidence": evidence}
-    if verification:
-        metadata["verification"] = verification
-    return replace(call, metadata=metadata)
+    if notes:
+        metadata[OWN_KEY] = notes
+    record = completion_record(task, call.id, evidence, gate, mode, judged, unverified, ctx)
+    return replace(call, metadata=metadata), record
 
 
-def judge_claims(
-    task: Task,
-    files: tuple[FileClaim, ...],
-    commands: tuple[CommandClaim, ...],
-    facts: Facts,
-    ctx: Context,
-) -> tuple[str | None, list[dict[str, Any]]]:
-    """Compare what the evidence claims with what goalkeeper saw. A false claim is refused with
-    what was seen; a command goalkeeper may not run stays a claim, marked unverified."""
-    notes: list[dict[str, Any]] = []
-    refusal = _judge_files(task, files, facts, ctx, notes)
-    if refusal is None:
-        refusal = _judge_commands(commands, facts, ctx, notes)
-    return refusal, notes
+def baseline_of(facts: Facts) -> Baseline | None:
+    """The snapshot in the facts of the project folder, as a baseline; None without one."""
+    folder = next((f for f in facts.files if f.path == PROJECT_FOLDER and f.kind == "folder"), None)
+    if folder is None or not (folder.entries or folder.complete):
+        return None
+    return make_baseline(folder.entries, folder.skipped, folder.complete)
 
 
-def _judge_files(
-    task: Task,
-    claims: tuple[FileClaim, ...],
-    facts: Facts,
-    ctx: Context,
-    notes: list[dict[str, Any]],
-) -> str | None:
-    say = ctx.say
-    seen = {f.path: f for f in facts.files}
-    for claim in claims:
-        fact = seen.get(claim.path)
-        if fact is None:
-            continue
-        op = claim.op if claim.op in ("write", "edit", "delete") else "edit"
-        if op == "delete":
-            if fact.exists:
-                return say("todo.checked.file_exists", path=claim.path)
-        elif not fact.exists:
-            return say("todo.checked.file_missing", path=claim.path, op=say(f"todo.op.{op}"))
-        elif not ((fact.mtime or 0) >= task.created_at - CHANGE_SLACK_S or fact.git_changed):
-            why = (
-                "todo.checked.seen_git" if fact.git_changed is False else "todo.checked.seen_mtime"
-            )
-            return say(
-                "todo.checked.file_unchanged",
-                path=claim.path,
-                op=say(f"todo.op.{op}"),
-                id=task.id,
-                seen=say(why),
-            )
-        notes.append({"file": claim.path, "status": "verified"})
-    return None
+def _with_baseline(s: TodosState, task_id: int, baseline: Baseline) -> TodosState:
+    """Remember the task's baseline; a task created with the files as an earlier one had them
+    shares its baseline. Past ``MAX_BASELINES`` the oldest is dropped, and its tasks' claims
+    fall back to git and mtime: the state every hook reads stays bounded."""
+    ident = baseline.ident
+    shared = any(i == ident for i, _ in s.baselines)
+    known = s.baselines if shared else (*s.baselines, (ident, baseline))[-MAX_BASELINES:]
+    kept = {i for i, _ in known}
+    refs = tuple(e for e in s.task_baselines if e[0] != task_id and e[1] in kept)
+    return replace(s, baselines=known, task_baselines=(*refs, (task_id, ident)))
 
 
-def _judge_commands(
-    claims: tuple[CommandClaim, ...], facts: Facts, ctx: Context, notes: list[dict[str, Any]]
-) -> str | None:
-    say = ctx.say
-    ran = {c.cmd: c for c in facts.commands}
-    for claim in claims:
-        fact = ran.get(claim.cmd)
-        if fact is None:
-            continue
-        if not fact.allowed:
-            reason = say(f"trust.rerun.{fact.refusal or 'not_approved'}", detail=fact.detail or "-")
-            notes.append({"cmd": claim.cmd, "status": "unverified", "reason": reason})
-            continue
-        claimed = 0 if claim.exit is None else claim.exit
-        if fact.timed_out or fact.exit_code != claimed:
-            return say(
-                "todo.checked.cmd_mismatch",
-                cmd=claim.cmd,
-                claimed=js_str(claimed),
-                real=say("todo.timeout")
-                if fact.timed_out
-                else say("todo.checked.exited", code=js_str(fact.exit_code)),
-                tail=fact.output_tail[-1500:],
-            )
-        notes.append({"cmd": claim.cmd, "status": "verified", "exit": fact.exit_code})
-    return None
+def _baseline_for(s: TodosState, task_id: int) -> Baseline | None:
+    ident = next((i for t, i in s.task_baselines if t == task_id), None)
+    return next((b for i, b in s.baselines if i == ident), None) if ident else None
+
+
+def _baselines_pruned(s: TodosState) -> TodosState:
+    """Only open tasks keep their baseline (a completed or deleted one needs it no more), and
+    only baselines some open task uses are kept: the state stays as small as the open work."""
+    open_ids = {t.id for t in s.tree.incomplete}
+    refs = tuple(e for e in s.task_baselines if e[0] in open_ids)
+    used = {i for _, i in refs}
+    kept = tuple(e for e in s.baselines if e[0] in used)
+    if refs == s.task_baselines and kept == s.baselines:
+        return s
+    return replace(s, task_baselines=refs, baselines=kept)
 
 
 def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
@@ -319,7 +400,11 @@ def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
 
 
 def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
-    """⑦ first; if it did not speak, the ordinary advice as a follow-up."""
+    """⑦ first; if it did not speak, the ordinary advice as a follow-up. Whatever is decided
+    for the agent, a stop with a refused completion not fixed or an open gated todo tells the
+    user so (advice windows and backoff do not apply to it)."""
+    notice, s = stop_notice(s, ctx)
+    told: tuple[Action, ...] = (notice,) if notice is not None else ()
     if s.last_settled_round == s.current_round:
         s = replace(s, current_round=s.current_round + 1)  # a continuation ran without a prompt
     s = replace(s, last_settled_round=s.current_round)
@@ -328,23 +413,61 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     if ev.activity.long_wait:
         s = replace(s, unit_long_wait=True)
     if ev.aborted or ev.error:
-        return Verdict(state=s)
+        return Verdict(told, s)
     push, delivered, s = ultimatum(s, ctx)
     if push is not None:
-        return Verdict((push, Record("todo_ultimatum", {"open": len(s.tree.incomplete)})), s)
+        record = Record("todo_ultimatum", {"open": len(s.tree.incomplete)})
+        return Verdict((push, record, *told), s)
     if delivered:
-        return Verdict(state=s)  # the ultimatum's words were said already: counts as delivered
+        return Verdict(told, s)  # the ultimatum's words were said already: counts as delivered
     if s.last_injected_round == s.current_round:
-        return Verdict(state=s)
+        return Verdict(told, s)
     advice, s = advise(s, ctx, "next_turn")
-    return Verdict((advice,) if advice else (), s)
+    return Verdict((advice, *told) if advice else told, s)
+
+
+def stop_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]:
+    """The one line the user reads at a stop: each task whose last completion was refused and
+    is not fixed (a deleted one once more, then it is forgotten), and each open gated task."""
+    say = ctx.say
+    items: list[str] = []
+    kept: list[tuple[int, str, str]] = []
+    named: set[int] = set()
+    for entry in s.refused:
+        task_id, why, detail = entry
+        task = s.tree.get(task_id)
+        if task is None or task.status == "completed":
+            continue
+        because = say(f"todo.stop.why.{why}", detail=detail)
+        if task.status == "deleted":
+            items.append(say("todo.stop.deleted", id=task_id, why=because))
+        else:
+            items.append(say("todo.stop.refused", id=task_id, why=because))
+            kept.append(entry)
+        named.add(task_id)
+    for task in s.tree.incomplete:
+        gate = parse_gate(task.metadata.get("gate"))
+        if (gate.test or gate.audit) and task.id not in named:
+            items.append(say("todo.stop.open_gated", id=task.id, gate=gate_names(gate)))
+    s = replace(s, refused=tuple(kept)) if len(kept) != len(s.refused) else s
+    if not items:
+        return None, s
+    shown = "; ".join(items[:STOP_ITEMS])
+    if len(items) > STOP_ITEMS:
+        shown += say("todo.stop.more", n=len(items) - STOP_ITEMS)
+    return Notify(say("todo.stop.notice", items=shown), "warning"), s
 
 
 def _escalate(
-    s: TodosState, task_id: object, key: str, reason: str, ctx: Context
+    s: TodosState,
+    task_id: object,
+    key: str,
+    reason: str,
+    ctx: Context,
+    why: tuple[str, str] | None = None,
 ) -> Verdict[TodosState]:
     """Spec §7.1: from the second refusal in a row of the same task for the same reason, say
-    so and show the way out."""
+    so and show the way out. ``why``: a refused completion, kept for the notice at a stop."""
     if not isinstance(task_id, int | float) or isinstance(task_id, bool):
         return Verdict((Block(reason),), s)
     tid = int(task_id)
@@ -353,7 +476,27 @@ def _escalate(
     storm = (*(e for e in s.storm if e[0] != tid), (tid, key, count))
     text = ctx.say("todo.storm", n=count) + reason if count >= 2 else reason
     record = Record("todo_refused", {"id": tid, "reason": key, "count": count})
-    return Verdict((Block(text), record), replace(s, storm=storm))
+    refused = s.refused
+    if why is not None and s.tree.get(tid) is not None:
+        refused = (*(e for e in s.refused if e[0] != tid), (tid, *why))
+    return Verdict((Block(text), record), replace(s, storm=storm, refused=refused))
+
+
+def _load_baselines(raw: object) -> tuple[tuple[str, Baseline], ...]:
+    """Stored baselines; an entry that cannot be read is dropped (its tasks fall back to git)."""
+    found: list[tuple[str, Baseline]] = []
+    for e in raw if isinstance(raw, list) else []:
+        if (
+            isinstance(e, list)
+            and len(e) == 4
+            and isinstance(e[0], str)
+            and isinstance(e[1], str)
+            and isinstance(e[2], list)
+            and isinstance(e[3], bool)
+        ):
+            skipped = tuple(str(x) for x in e[2] if isinstance(x, str))
+            found.append((e[0], Baseline(e[1], skipped, e[3])))
+    return tuple(found)
 
 
 def _ids(value: object) -> tuple[int, ...]:

@@ -315,9 +315,11 @@ def _activity(
         offset if isinstance(offset, int) else None,
         config.transcript_tail_kb * 1024,
     )
-    if tail is None:
-        return Activity(), {}
-    activity = Activity(tail.tool_calls, tail.context_tokens, tail.size, tail.long_wait)
+    if tail is None:  # named but missing, or not a regular file: what ran cannot be told
+        return Activity(unreadable=True), {}
+    activity = Activity(
+        tail.tool_calls, tail.context_tokens, tail.size, tail.long_wait, runs=tail.runs
+    )
     return activity, {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
 
 

@@ -3,9 +3,17 @@
 The transcript is JSONL and only grows, so the Stop hook remembers the byte offset it read up to
 and next time reads from there: a 200 MB transcript costs the same as a 1 MB one. Without a
 remembered offset (goalkeeper installed mid-session) at most ``max_bytes`` of the end are read.
-Only assistant lines that mention ``tool_use`` or ``usage`` are decoded. The file can lag behind
-the hook (seen on 2.1.197): an unfinished last line is left for the next read, and a missing
-file simply means "not measured".
+Only assistant lines that mention ``tool_use`` or ``usage`` and user lines that mention
+``tool_result`` are decoded. The file can lag behind the hook (seen on 2.1.197): an unfinished
+last line is left for the next read, and a missing file means "could not be read".
+
+Each tool call becomes a ``ToolRun`` in the host-neutral terms the check gate judges. How a Bash
+call ended, as 2.1.332 records it (observed): the ``tool_result`` block's ``is_error`` is the
+exit status (``false`` for exit 0; ``true`` with content ``"Exit code N\n…"`` otherwise); a
+timeout is ``is_error: true`` with ``"Exit code 143\nCommand timed out after …"``; a denied
+call is ``is_error: true`` and its line carries ``toolDenialKind``; a background run is
+``is_error: false`` with ``toolUseResult.backgroundTaskId``; an interrupted one has
+``toolUseResult.interrupted: true``. A call with no result in the tail did not finish.
 """
 
 from __future__ import annotations
@@ -13,6 +21,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+
+from goalkeeper.core.values import RunOutcome, ToolRun
+
+SHELL_TOOLS = frozenset({"Bash"})
+EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+TAIL_CHARS = 600  # enough for a runner's summary and a failing line, small in the state
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +38,8 @@ class TranscriptTail:
     """Where the next read starts: just after the last complete line read."""
     long_wait: bool = False
     """A subagent, or a shell command in the background or with a timeout of a minute or more."""
+    runs: tuple[ToolRun, ...] = ()
+    """The tool calls, in the order they were made, with how each ended."""
 
 
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
@@ -50,27 +66,102 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
     body = data[:end]
     if start > 0 and not known:
         body = body[body.find(b"\n") + 1 :]  # began mid-line
-    tool_ids: set[str] = set()
-    anonymous = 0
+    calls: dict[str, dict[str, object]] = {}
+    anonymous: list[dict[str, object]] = []
+    results: dict[str, list[tuple[dict[str, object], dict[str, object]]]] = {}
     long_wait = False
     last_usage: bytes | None = None
     for line in body.split(b"\n"):
+        if b'"tool_result"' in line and b'"assistant"' not in line:
+            entry = _entry(line)
+            for block in _blocks(entry):
+                ident = block.get("tool_use_id")
+                if block.get("type") == "tool_result" and isinstance(ident, str):
+                    results.setdefault(ident, []).append((block, entry))
+            continue
         if b'"assistant"' not in line:
             continue
         if b'"tool_use"' in line:
-            for block in _content(line):
+            for block in _blocks(_entry(line)):
                 if block.get("type") == "tool_use":
                     ident = block.get("id")
                     if isinstance(ident, str):
-                        tool_ids.add(ident)
+                        calls.setdefault(ident, block)
                     else:
-                        anonymous += 1
+                        anonymous.append(block)
                     long_wait = long_wait or _is_long_wait(block)
         if b'"usage"' in line:
             last_usage = line
+    runs = tuple(_run(block, results.get(ident, [])) for ident, block in calls.items())
+    runs += tuple(_run(block, []) for block in anonymous)
     return TranscriptTail(
-        len(tool_ids) + anonymous, _context_tokens(last_usage), size, start + end, long_wait
+        len(calls) + len(anonymous),
+        _context_tokens(last_usage),
+        size,
+        start + end,
+        long_wait,
+        runs,
     )
+
+
+def _run(
+    call: dict[str, object], results: list[tuple[dict[str, object], dict[str, object]]]
+) -> ToolRun:
+    """One tool call in host-neutral terms: its kind, command or file, and how it ended. A call
+    has one result; if the tail holds several (lines the agent appended while it ran), the
+    worst one is believed."""
+    raw_name, raw_input = call.get("name"), call.get("input")
+    name = raw_name if isinstance(raw_name, str) else ""
+    tool_input = raw_input if isinstance(raw_input, dict) else {}
+    if name in SHELL_TOOLS:
+        command = tool_input.get("command")
+        kind, text, path = "shell", command if isinstance(command, str) else "", ""
+    elif name in EDIT_TOOLS:
+        target = tool_input.get("file_path") or tool_input.get("notebook_path")
+        kind, text, path = "edit", "", target if isinstance(target, str) else ""
+    else:
+        kind, text, path = "other", "", ""
+    ended = [_outcome(r) for r in results] or [("unfinished", "")]
+    outcome, tail = min(ended, key=lambda e: _WORST_FIRST.index(e[0]))
+    return ToolRun(kind, name, text, path, outcome, tail)  # type: ignore[arg-type]
+
+
+_WORST_FIRST: tuple[RunOutcome, ...] = ("refused", "unfinished", "failed", "unknown", "passed")
+
+
+def _outcome(result: tuple[dict[str, object], dict[str, object]]) -> tuple[RunOutcome, str]:
+    block, entry = result
+    text = _result_text(block.get("content"))
+    detail = entry.get("toolUseResult")
+    detail = detail if isinstance(detail, dict) else {}
+    failed = block.get("is_error") is True
+    if entry.get("toolDenialKind") or (failed and text.startswith(_REFUSED)):
+        return "refused", text[-TAIL_CHARS:]
+    if detail.get("interrupted") is True or detail.get("backgroundTaskId"):
+        return "unfinished", text[-TAIL_CHARS:]
+    head = text[:200]
+    if head.startswith("Exit code ") and "\nCommand timed out after" in head:
+        return "unfinished", text[-TAIL_CHARS:]
+    return ("failed" if failed else "passed"), text[-TAIL_CHARS:]
+
+
+_REFUSED = (
+    "PreToolUse:",  # a hook denied it (2.1.332: "PreToolUse:Bash hook error: …")
+    "This command requires approval",
+    "Permission to use ",
+    "The user doesn't want to proceed",
+    "Claude requested permissions",
+)
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return ""
 
 
 LONG_WAIT_MS = 60_000
@@ -91,12 +182,16 @@ def _is_long_wait(block: dict[str, object]) -> bool:
     return bool(tool_input.get("run_in_background")) or is_long
 
 
-def _content(line: bytes) -> list[dict[str, object]]:
+def _entry(line: bytes) -> dict[str, object]:
     try:
         entry = json.loads(line)
-    except ValueError:
-        return []
-    message = entry.get("message") if isinstance(entry, dict) else None
+    except (ValueError, RecursionError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
+
+
+def _blocks(entry: dict[str, object]) -> list[dict[str, object]]:
+    message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 

@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -30,6 +31,7 @@ from goalkeeper.core.values import (
     SessionSource,
     SessionStart,
     ToolCall,
+    ToolRun,
     TurnEnd,
     UserPrompt,
 )
@@ -44,10 +46,12 @@ from goalkeeper.hosts.pi_host import (
     WORKFLOW_COMMAND,
     Answer,
     declaration,
+    finished,
     outcome_of,
     session_source,
     settled_event,
     tool_result,
+    tool_run,
     translate,
 )
 from goalkeeper.hosts.pi_protocol import Incoming, PiContext, ProtocolError
@@ -101,6 +105,13 @@ class Bridge:
         self.pi_version: str | None = None
         self.workflow_tools: bool | None = None
         """Whether the active-workflow tools are enabled in Pi (None: not set yet)."""
+        self.runs: list[ToolRun] = []
+        """The tool calls of the current run (since the previous settle), in order."""
+        self.run_ids: dict[str, int] = {}
+        """A call's ``toolCallId`` → its place in ``runs``, for its ``tool_result``."""
+        self.results_seen = False
+        """The extension forwards ``tool_result``: from then on a call without one did not
+        finish (before, its end is unknown)."""
         self.closed = False
 
     # -- the loop's entry points -------------------------------------------------------------
@@ -176,11 +187,23 @@ class Bridge:
             return self._before_agent_start(sid)
         elif name == "tool_call":
             tool = data.get("toolName")
-            if not isinstance(tool, str) or tool in OWN_TOOLS:
+            if not isinstance(tool, str):
                 return None
             raw = data.get("input")
             args = raw if isinstance(raw, dict) else {}
-            return self._run([ToolCall(sid, tool, args)], name).result
+            index = self._record_call(data.get("toolCallId"), tool, args)
+            if tool in OWN_TOOLS:
+                return None
+            result = self._run([ToolCall(sid, tool, args)], name).result
+            if result and result.get("block"):  # goalkeeper refused it: it never ran
+                self.runs[index] = replace(self.runs[index], outcome="refused")
+            return result
+        elif name == "tool_result":
+            ident = data.get("toolCallId")
+            self.results_seen = True
+            if isinstance(ident, str) and ident in self.run_ids:
+                index = self.run_ids[ident]
+                self.runs[index] = finished(self.runs[index], data)
         elif name == "turn_end":
             self._run([TurnEnd(sid)], name)
         elif name == "agent_before_settle":
@@ -220,10 +243,31 @@ class Bridge:
             result["message"] = message
         return result or None
 
+    def _record_call(self, ident: object, tool: str, args: dict[str, Any]) -> int:
+        """Count a tool call of this run (the settle reports them: seed 000 §6's stuck rule
+        and the check gate need them); its place in ``runs``."""
+        self.runs.append(tool_run(tool, args))
+        if isinstance(ident, str):
+            self.run_ids[ident] = len(self.runs) - 1
+        return len(self.runs) - 1
+
+    def _take_runs(self) -> list[ToolRun]:
+        """The run's calls, and a fresh list for the next run. Once ``tool_result`` events
+        arrive, a call that got none did not finish."""
+        runs, self.runs, self.run_ids = self.runs, [], {}
+        if self.results_seen:
+            runs = [replace(r, outcome="unfinished") if r.outcome == "unknown" else r for r in runs]
+        return runs
+
     def _settle(self, end: RunEnd, ctx: PiContext, *, can_continue: bool) -> dict[str, Any] | None:
         outcome = outcome_of(end.stop_reason)  # 0.73.x stop reasons and ≥0.80.6 outcomes alike
         event = settled_event(
-            self.session_id, end.last_text, outcome=outcome, error=end.error, ctx=ctx
+            self.session_id,
+            end.last_text,
+            outcome=outcome,
+            error=end.error,
+            ctx=ctx,
+            runs=self._take_runs(),
         )
         answer = self._run([event], "settle", can_continue=can_continue)
         self.advice.extend(answer.advice)

@@ -19,6 +19,8 @@ const INSTALLED_COMMAND: string[] | null = null; // goalkeeper install pi writes
 const PROTOCOL = 1;
 const HELLO_TIMEOUT_MS = 20_000;
 const CUSTOM_TYPE = "goalkeeper";
+// How much of a tool's output reaches Python (the end, where a test runner's summary is).
+const TAIL_CHARS = 4000;
 // Two copies may be loaded (installed for the project and the user, or installed and passed
 // with -e by `goalkeeper pi run`): the first to see the session serves it, the others stay quiet.
 const OWNER = Symbol.for("goalkeeper.pi.owner");
@@ -27,7 +29,7 @@ const OWNER = Symbol.for("goalkeeper.pi.owner");
 const EVENTS = [
   "session_start", "session_compact", "session_before_compact", "session_shutdown", "input",
   "before_agent_start", "agent_start", "agent_end", "agent_before_settle", "agent_settled",
-  "turn_end", "tool_call",
+  "turn_end", "tool_call", "tool_result",
 ];
 // Not a Pi event: the extension's report of the user's answer to an "ask" action.
 
@@ -86,6 +88,8 @@ function slim(name: string, event: any): Record<string, unknown> {
     case "input": return { text: event?.text, source: event?.source };
     case "before_agent_start": return { prompt: event?.prompt };
     case "tool_call": return { toolCallId: event?.toolCallId, toolName: event?.toolName, input: event?.input };
+    // How a call ended, for the check gate: Pi's own isError and the end of the output.
+    case "tool_result": return { toolCallId: event?.toolCallId, toolName: event?.toolName, isError: event?.isError === true, content: textOf(event).slice(-TAIL_CHARS) };
     case "turn_end": return { turnIndex: event?.turnIndex };
     case "agent_end": {
       const last = lastAssistant(event?.messages);

@@ -10,8 +10,8 @@ is real, and the system prompt can carry the static guidance on every run.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,10 @@ from goalkeeper.core.values import (
     Record,
     Reply,
     Retry,
+    RunOutcome,
     SessionSource,
     Settled,
+    ToolRun,
 )
 from goalkeeper.hosts.pi_protocol import PROTOCOL, PiContext
 
@@ -65,6 +67,7 @@ FORWARD = (
     "agent_settled",
     "turn_end",
     "tool_call",
+    "tool_result",
 )
 """Pi's events goalkeeper wants. The extension also sends ``choice`` events of its own: the
 user's answer to an ``ask`` action."""
@@ -148,21 +151,59 @@ def session_source(reason: object) -> SessionSource:
 
 
 def settled_event(
-    session_id: str, last_text: str, *, outcome: str, error: str | None, ctx: PiContext
+    session_id: str,
+    last_text: str,
+    *,
+    outcome: str,
+    error: str | None,
+    ctx: PiContext,
+    runs: Sequence[ToolRun] = (),
 ) -> Settled:
     """``outcome``: ``completed``, ``aborted`` or ``error`` (Pi's words, also for a 0.73.x
-    ``agent_end`` stop reason: ``stop``/``length``/``toolUse`` count as completed)."""
+    ``agent_end`` stop reason: ``stop``/``length``/``toolUse`` count as completed). ``runs``:
+    the run's tool calls (every ``tool_call`` event since the previous settle, in order)."""
     return Settled(
         session_id,
         last_text,
         aborted=outcome == "aborted",
         error=(error or "error") if outcome == "error" else None,
         activity=Activity(
+            tool_calls=len(runs),
             context_tokens=ctx.context_tokens,
             session_bytes=_size(ctx.session_file),
             context_window=ctx.context_window,
+            runs=tuple(runs),
         ),
     )
+
+
+SHELL_TOOLS = frozenset({"bash"})
+EDIT_TOOLS = frozenset({"edit", "write"})
+TAIL_CHARS = 600
+
+
+def tool_run(tool: str, args: Mapping[str, Any]) -> ToolRun:
+    """A Pi ``tool_call`` in host-neutral terms. Pi says how a call ended only in its
+    ``tool_result`` event, so until one arrives the outcome is ``unknown`` (it was let through;
+    an aborted run pauses anyway)."""
+    if tool in SHELL_TOOLS:
+        command = args.get("command")
+        return ToolRun("shell", tool, command if isinstance(command, str) else "")
+    if tool in EDIT_TOOLS:
+        path = args.get("path") or args.get("file_path")
+        return ToolRun("edit", tool, path=path if isinstance(path, str) else "")
+    return ToolRun("other", tool)
+
+
+def finished(run: ToolRun, data: Mapping[str, Any]) -> ToolRun:
+    """The call as its ``tool_result`` (``isError``, ``content``) says it ended."""
+    content = data.get("content")
+    if isinstance(content, list):
+        parts = [c.get("text") for c in content if isinstance(c, dict)]
+        content = "\n".join(p for p in parts if isinstance(p, str))
+    tail = content[-TAIL_CHARS:] if isinstance(content, str) else ""
+    outcome: RunOutcome = "failed" if data.get("isError") is True else "passed"
+    return replace(run, outcome=outcome, tail=tail)
 
 
 def outcome_of(stop_reason: str) -> str:
