@@ -12,10 +12,14 @@ from goalkeeper.store.documents import load_plan
 STATE_MARK = {"open": "[ ]", "done": "[x]", "cancelled": "[-]"}
 
 
-@click.command("plan", short_help="Show the plan goalkeeper would use and what keeps it open.")
+@click.group(
+    "plan",
+    invoke_without_command=True,
+    short_help="Show the plan goalkeeper would use and what keeps it open.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (see docs/cli.md).")
-@click.pass_obj
-def plan_command(app: App, as_json: bool) -> int:
+@click.pass_context
+def plan_command(ctx: click.Context, as_json: bool) -> int:
     """Show the plan goalkeeper would use: path, SWOT, objective, key results, story-map leaves
     and what keeps each gate open.
 
@@ -23,6 +27,9 @@ def plan_command(app: App, as_json: bool) -> int:
 
     Exit status: 0 when a plan was found and read, 1 when there is none or it is unusable.
     """
+    if ctx.invoked_subcommand is not None:
+        return int(ExitCode.OK)
+    app: App = ctx.obj
     config = load_config(app.project, _env())
     doc = load_plan(app.project, config.plan_dir)
     data = plan_json(doc)
@@ -31,6 +38,47 @@ def plan_command(app: App, as_json: bool) -> int:
     else:
         _print(data, config.plan_dir)
     return int(ExitCode.OK if doc is not None and doc.plan is not None else ExitCode.NOT_PASSED)
+
+
+@plan_command.command("accept")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_obj
+def accept_command(app: App, as_json: bool) -> int:
+    """Accept the plan's commitments as they are now, changed by the agent.
+
+    An agent may cut one commitment with a concrete reason, but a close after it dropped most
+    (or all) of the plan's open key results and story-map leaves since you last wrote, or
+    rewrote the objective, waits for you. This accepts the plan as it is now; a later change
+    needs accepting again. Run it in your own terminal: it refuses to run inside an agent's
+    shell.
+
+    Exit status: 0 when accepted, 1 when there is no usable plan, 2 inside an agent's shell.
+    """
+    import time
+
+    from goalkeeper.cli.app import fail
+    from goalkeeper.cli.trusted import refuse_in_agent_shell
+    from goalkeeper.core.commitments import commitments_digest
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.trust import accept_plan
+
+    refuse_in_agent_shell("plan accept")
+    config = load_config(app.project, _env())
+    doc = load_plan(app.project, config.plan_dir)
+    if doc is None or doc.plan is None:
+        raise fail("no usable plan here to accept (see `goalkeeper plan`)", 1)
+    digest = commitments_digest(doc.plan)
+    store = Store(app.project)
+    try:
+        with store.transaction() as conn:
+            accept_plan(conn, digest, doc.path, time.time())
+    finally:
+        store.close()
+    if as_json:
+        echo_json({"accepted": doc.path, "digest": digest})
+    else:
+        click.echo(f"Accepted {doc.path} as it is now; the agent may close on it.")
+    return int(ExitCode.OK)
 
 
 def _print(data: dict[str, object], plan_dir: str) -> None:

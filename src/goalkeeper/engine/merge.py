@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
+    AcceptPlan,
     Action,
     Advise,
     ApproveGoal,
@@ -68,7 +69,7 @@ def merge_actions(
     replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
     # files the engine changes after the transaction: kept whatever else is decided
-    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal | ApproveGoal)]
+    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal | ApproveGoal | AcceptPlan)]
     retries = [a for a in actions if isinstance(a, Retry)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
     asks = [a for a in actions if isinstance(a, Ask)]

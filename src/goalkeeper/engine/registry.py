@@ -10,6 +10,7 @@ from typing import Any
 
 from goalkeeper.config import Config
 from goalkeeper.guards.cadence import CadenceGuard
+from goalkeeper.guards.commitments import CommitmentsGuard
 from goalkeeper.guards.goal import GoalGuard
 from goalkeeper.guards.modes import ModesGuard
 from goalkeeper.guards.spec import Guard, Registry
@@ -20,6 +21,7 @@ from goalkeeper.guards.workflow import WorkflowGuard
 BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (
     TrustGuard,
     CadenceGuard,
+    CommitmentsGuard,
     GoalGuard,
     TodosGuard,
     WorkflowGuard,

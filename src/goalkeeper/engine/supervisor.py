@@ -19,6 +19,7 @@ from goalkeeper.core.messages import Lang, make_say
 from goalkeeper.core.plan import PlanDoc, detect_lang
 from goalkeeper.core.promise import Promise
 from goalkeeper.core.values import (
+    AcceptPlan,
     Action,
     ApproveGoal,
     Capability,
@@ -44,7 +45,7 @@ from goalkeeper.store.db import Store
 from goalkeeper.store.documents import load_plan
 from goalkeeper.store.goalfile import load_goal
 from goalkeeper.store.sessions import SessionRow, load_session, save_session
-from goalkeeper.store.trust import current_promise
+from goalkeeper.store.trust import accepted_plans, current_promise
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,13 @@ class Supervisor:
     def _apply_files(self, outcome: Outcome) -> Outcome:
         """GOAL.md changes happen after the transaction (they may run for a while, and a
         failure there must not roll back the session); what they say is added to the answer."""
+        for action in outcome.actions:
+            if isinstance(action, AcceptPlan):  # the user's answer in a host dialog
+                from goalkeeper.store.trust import accept_plan
+
+                doc = load_plan(self.project, self.config.plan_dir)
+                with self.store.transaction() as conn:
+                    accept_plan(conn, action.digest, doc.path if doc else "", self.clock.now())
         if not any(isinstance(a, SetGoal | WriteGoal | ApproveGoal) for a in outcome.actions):
             return outcome
         lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
@@ -159,6 +167,7 @@ class Supervisor:
             goal = load_goal(self.project)
             goal_id = goal.goal.goal_id if goal is not None and goal.goal is not None else None
             promise = current_promise(conn, goal_id)
+            accepted = accepted_plans(conn) if doc is not None and doc.plan is not None else None
             ctx = Context(
                 now,
                 self.config,
@@ -174,6 +183,7 @@ class Supervisor:
                 project=str(self.project.resolve()),
                 tool_names=self.tool_names,
                 promise=promise,
+                accepted_plans=accepted or frozenset(),
             )
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards

@@ -52,6 +52,8 @@ class Context:
     a tool not listed keeps its own name."""
     promise: Promise | None = None
     """What the user approved for the goal GOAL.md is judged against (``store.trust``)."""
+    accepted_plans: frozenset[str] = frozenset()
+    """Plan commitments the user accepted as changed (``goalkeeper plan accept``), by digest."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from goalkeeper.guards.spec import Context, Verdict
 STATE_DIR = ".goalkeeper"
 _APPROVAL = re.compile(
     r"(?<![\w.-])goalkeeper(?:\s+(?:-C|--project)(?:=|\s+)\S+|\s+--?[\w-]+)*"
-    r"\s+(?P<sub>allow|goal\s+(?:approve|accept-tests|resume|clear))(?![\w-])"
+    r"\s+(?P<sub>allow|plan\s+accept|goal\s+(?:approve|accept-tests|resume|clear))(?![\w-])"
 )
 """goalkeeper subcommands that approve on the user's behalf (or free the agent of its goal),
 after any global options."""

@@ -92,9 +92,21 @@ def m004_test_baselines(conn: sqlite3.Connection) -> None:
     )
 
 
+def m005_plan_acceptances(conn: sqlite3.Connection) -> None:
+    """Plans whose changed commitments the user accepted (``goalkeeper plan accept``)."""
+    conn.execute(
+        """CREATE TABLE plan_acceptances (
+            digest      TEXT PRIMARY KEY,
+            path        TEXT NOT NULL,
+            accepted_at REAL NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial,
     m002_deferred_advice,
     m003_trust,
     m004_test_baselines,
+    m005_plan_acceptances,
 )

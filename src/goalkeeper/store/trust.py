@@ -189,3 +189,23 @@ def _texts(raw: object) -> tuple[str, ...]:
     except ValueError:
         return ()
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans (goalkeeper plan accept)
+# ---------------------------------------------------------------------------------------------
+
+
+def accept_plan(conn: sqlite3.Connection, digest: str, path: str, now: float) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO plan_acceptances (digest, path, accepted_at) VALUES (?, ?, ?)",
+        (digest, path, now),
+    )
+
+
+def accepted_plans(conn: sqlite3.Connection) -> frozenset[str]:
+    """The plan digests the user accepted (the most recent hundred: old ones cannot recur)."""
+    rows = conn.execute(
+        "SELECT digest FROM plan_acceptances ORDER BY accepted_at DESC LIMIT 100"
+    ).fetchall()
+    return frozenset(str(r[0]) for r in rows)
