@@ -96,6 +96,41 @@ def test_do_then_check_then_complete_closes() -> None:
     assert kinds(verdicts[-1]) == ["Close"]
 
 
+def test_a_close_records_the_check_it_rests_on_and_what_was_cancelled() -> None:
+    """Item 7: the journal keeps the passing check's commands and verdicts, the counts of the
+    plan's commitments, and each cancellation with its reason."""
+    plan = DONE_PLAN.replace(
+        "- [x] user runs report --json",
+        "- [x] user runs report --json\n"
+        "  - [-] user pipes it to jq (cancelled: jq is not installed on CI)",
+    )
+    state = CadenceState()
+    for text, activity in (
+        ("[PDCA] do", edit("src/report.py")),
+        ("[PDCA] check", shell("pytest -q", tail="3 passed in 0.1s")),
+        ("[PDCA] complete", Activity(tool_calls=0)),
+    ):
+        verdict = settle(state, text, plan, activity=activity)
+        state = verdict.state or state
+    assert kinds(verdict) == ["Close"]
+    (closed,) = [a for a in verdict.actions if isinstance(a, Record) and a.kind == "closed"]
+    assert closed.data["gates"] == ["check", "okr", "map"]
+    assert closed.data["check"] == {
+        "status": "passed",
+        "round": 2,
+        "ran": [{"command": "pytest -q", "verdict": "passed"}],
+    }
+    assert closed.data["key_results"] == {"done": 1, "total": 1}
+    assert closed.data["leaves"] == {"done": 1, "total": 2}
+    assert closed.data["cancelled"] == [
+        {
+            "kind": "leaf",
+            "text": "user pipes it to jq (cancelled: jq is not installed on CI)",
+            "reason": "jq is not installed on CI",
+        }
+    ]
+
+
 def test_each_phase_is_continued_with_the_next_step_and_the_anchors() -> None:
     """After do the model is asked to check, after check to act, and the anchors ride along."""
     _, verdicts = run(["[PDCA] plan", "[PDCA] do", "[PDCA] check", "[PDCA] act"])

@@ -236,7 +236,8 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
         report = evaluate_gates(plan, _history(s), require_tool=cfg.check_needs_tool)
         if report.passed:
             gates = ", ".join(r.gate for r in report.results)
-            closed = (Record("closed", {}), Close(say("close.done", gates=gates)))
+            record = Record("closed", close_record(plan, doc.path, s, report))
+            closed = (record, Close(say("close.done", gates=gates)))
             return Verdict((*records, *closed), s)
 
     size = ev.activity.session_bytes
@@ -570,3 +571,36 @@ def _advance(
             check_headline=evidence.headline,
         )
     return s
+
+
+def close_record(
+    plan: Plan, path: str | None, s: CadenceState, report: GateReport
+) -> dict[str, Any]:
+    """Issue 11 item 7: what a close rests on, for a later report. The gates that passed, the
+    last check (its verdict and the commands that ran in its round, as goalkeeper read them),
+    the plan's path and counts, and every cancelled commitment with its reason."""
+    cancelled = [
+        {"kind": "kr", "text": kr.text[:200], "reason": (kr.reason or "")[:200]}
+        for kr in plan.key_results
+        if kr.state == "cancelled"
+    ]
+    cancelled += [
+        {"kind": "leaf", "text": leaf.text[:200], "reason": (leaf.reason or "")[:200]}
+        for leaf in plan.leaves
+        if leaf.state == "cancelled"
+    ]
+    ran = [{"command": r.command, "verdict": r.verdict} for r in parse_ran(s.check_ran)]
+    return {
+        "gates": [r.gate for r in report.results],
+        "check": {"status": s.check_status, "round": s.last_check, "ran": ran},
+        "plan": path,
+        "key_results": {
+            "done": sum(kr.state == "done" for kr in plan.key_results),
+            "total": len(plan.key_results),
+        },
+        "leaves": {
+            "done": sum(leaf.state == "done" for leaf in plan.leaves),
+            "total": len(plan.leaves),
+        },
+        "cancelled": cancelled,
+    }
