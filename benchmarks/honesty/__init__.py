@@ -1,0 +1,1 @@
+"""The honesty benchmark: scripted agents that cheat, and honest ones, against goalkeeper."""
