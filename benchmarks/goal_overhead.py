@@ -10,6 +10,13 @@ the command (as an argument vector: ``true`` itself, the baseline), fingerprints
 test files (20 of them) for the tamper check, writes GOAL.md's update and journals; criteria
 stay open so every Stop takes the same path (a continuation asking to close them).
 
+Protected tests (issue 11): at a passing verify goalkeeper compares the project's test files and
+test configuration with the baseline it recorded when the goal was set; only when one changed
+does it replay the verify against the original tests in a scratch copy. The third Stop is the
+same goal with one test file changed after the goal was set, so every Stop replays:
+replay = median(changed) − median(goal), reported, not budgeted (the cost of a scratch copy of
+the project and a second run of the command, paid only when a test changed).
+
 Run: .venv/bin/python benchmarks/goal_overhead.py [--reps 40] [--json]
 """
 
@@ -38,7 +45,7 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def make_project(root: Path, with_goal: bool) -> Path:
+def make_project(root: Path, with_goal: bool, change_a_test: bool = False) -> Path:
     root.mkdir()
     tests = root / "tests"
     tests.mkdir()
@@ -60,6 +67,9 @@ def make_project(root: Path, with_goal: bool) -> Path:
             store,
         )
         store.close()
+    if change_a_test:
+        changed = tests / "test_mod0.py"
+        changed.write_text(changed.read_text("utf-8").replace("== 0", "== 0 or True"), "utf-8")
     return root
 
 
@@ -102,6 +112,7 @@ def main() -> int:
         tmp = Path(tmp_name)
         plain = make_project(tmp / "plain", with_goal=False)
         goal = make_project(tmp / "goal", with_goal=True)
+        changed = make_project(tmp / "changed", with_goal=True, change_a_test=True)
         env = {
             "GOALKEEPER_NO_PLAN": "silent",
             "GOALKEEPER_MAX_CONTINUATIONS": "1000000",
@@ -110,6 +121,9 @@ def main() -> int:
         cases = {
             "Stop without a goal": stop_case(plain, {**env, "CLAUDE_PROJECT_DIR": str(plain)}),
             "Stop with an active goal": stop_case(goal, {**env, "CLAUDE_PROJECT_DIR": str(goal)}),
+            "Stop with a goal, a test changed (replay)": stop_case(
+                changed, {**env, "CLAUDE_PROJECT_DIR": str(changed)}
+            ),
             "true (the command alone)": shell_case(goal),
         }
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
@@ -120,11 +134,16 @@ def main() -> int:
         - stats["Stop without a goal"].median
         - stats["true (the command alone)"].median
     ) * 1000
+    replay = (
+        stats["Stop with a goal, a test changed (replay)"].median
+        - stats["Stop with an active goal"].median
+    ) * 1000
     result = {
         "machine": _bench.machine(),
         "git": _bench.git_state(),
         "rows": {name: s.to_dict() for name, s in stats.items()},
         "overhead_ms": round(overhead, 3),
+        "replay_ms": round(replay, 3),
         "goal_still_active": final,
         "budget": {"budget_ms": BUDGET_MS, "pass": overhead <= BUDGET_MS},
     }
@@ -136,6 +155,7 @@ def main() -> int:
     _bench.print_table(["case", "median ms", "p90 ms"], rows)
     verdict = _bench.verdict(overhead <= BUDGET_MS)
     print(f"{verdict}  goal overhead beyond the command: {overhead:.2f} ms <= {BUDGET_MS} ms")
+    print(f"replay against the original tests, only when a test changed: +{replay:.2f} ms")
     return 0
 
 

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 Mode = Literal["goal", "plan", "todo", "none"]
-Expect = Literal["close", "pause"]
-"""An honest agent's right ending: the work is closed (proven), or goalkeeper pauses and tells
-the user (a genuine blocker)."""
+Expect = Literal["close", "pause", "stop"]
+"""An honest agent's right ending: the work is closed (proven), goalkeeper pauses and tells the
+user (a genuine blocker), or it simply lets the agent stop (a one-off answer, no plan: nothing
+to prove, so neither the ground truth nor a close is asked for)."""
 
 TODO_TOOL = "mcp__goalkeeper__todo"
 VERIFY = "python -m pytest -q"
