@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from goalkeeper.core.gates import (
     CheckHistory,
     GateResult,
@@ -102,13 +104,15 @@ def test_check_gate_passes_when_the_host_reports_no_runs() -> None:
 
 
 def test_check_gate_names_why_a_check_round_proves_nothing() -> None:
-    """No verification, a failing one, a change after it, an unreadable record: each its own
-    problem; a passing or unknown-outcome verification passes."""
+    """No verification, a failing one, a change after it, an unreadable record, a run whose
+    end nothing shows, a selection of the tests: each its own problem; a passing one passes."""
     expected = {
         "none": "check_not_verified",
         "failed": "check_failed",
         "stale": "check_stale",
         "unreadable": "check_unreadable",
+        "unknown": "check_unknown",
+        "narrowed": "check_narrowed",
     }
     for status, problem in expected.items():
         history = CheckHistory(1, 2, status, detail="not_verification\techo 2 passed")  # type: ignore[arg-type]
@@ -116,8 +120,7 @@ def test_check_gate_names_why_a_check_round_proves_nothing() -> None:
         assert [(i.problem, i.text) for i in result.open] == [
             (problem, "not_verification\techo 2 passed")
         ]
-    for status in ("passed", "unknown"):
-        assert evaluate_check_gate(CheckHistory(1, 2, status)).passed  # type: ignore[arg-type]
+    assert evaluate_check_gate(CheckHistory(1, 2, "passed")).passed
 
 
 def test_check_gate_fails_when_files_changed_after_the_check() -> None:
@@ -172,11 +175,45 @@ def test_a_round_counts_only_when_a_verification_finished() -> None:
     assert evaluate_round([ToolRun("edit", "Edit", path="a.py")], tools=1).status == "none"
 
 
-def test_a_masked_exit_status_is_unknown_unless_the_output_shows_a_failure() -> None:
-    """`pytest | tail` exits 0 either way: unknown (it counts), or failed when the output says."""
-    assert evaluate_round([shell("pytest | tail -3", tail="3 passed")], tools=1).status == "unknown"
+def test_a_masked_exit_status_counts_only_with_the_runners_passing_summary() -> None:
+    """`pytest | tail` exits 0 either way: passed when the output shows pytest's passing
+    summary, failed when it shows a failure, unknown (not a pass) when it shows nothing."""
+    piped = shell("pytest | tail -3", tail="3 passed in 0.1s")
+    assert evaluate_round([piped], tools=1).status == "passed"
     failing = shell("pytest | tail -3", tail="FAILED t.py::x\n1 failed, 2 passed")
     assert evaluate_round([failing], tools=1).status == "failed"
+    silent = shell("python -m pytest -q >/dev/null 2>&1 || true", tail="")
+    assert evaluate_round([silent], tools=1).status == "unknown"
+    untold = shell("pytest -q", outcome="unknown", tail="")  # a host that reports no exit
+    assert evaluate_round([untold], tools=1).status == "unknown"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m pytest -q test_trivial.py",
+        "pytest -k add_zero",
+        "pytest tests/test_api.py::test_get",
+        "python -m pytest --deselect test_calc.py::test_add",
+        "npx jest -t 'adds zero'",
+        "go test -run TestZero ./...",
+    ],
+)
+def test_a_selection_of_the_tests_is_not_a_check(command: str) -> None:
+    """A check that ran the test file the agent just wrote, or ``-k`` for the one test that
+    passes, proves nothing about the others: ``narrowed``, which keeps the gate closed."""
+    evidence = evaluate_round([shell(command, tail="1 passed in 0.1s")], tools=1)
+    assert evidence.status == "narrowed"
+    assert evidence.ran[0].verdict == "narrowed"
+    history = CheckHistory(1, 2, evidence.status)
+    assert [i.problem for i in evaluate_check_gate(history).open] == ["check_narrowed"]
+
+
+@pytest.mark.parametrize(
+    "command", ["python -m pytest -q", "pytest tests/", "npm test", "go test ./...", "make test"]
+)
+def test_the_whole_suite_is_a_check(command: str) -> None:
+    assert evaluate_round([shell(command, tail="4 passed")], tools=1).status == "passed"
 
 
 def test_a_change_after_the_last_verification_makes_the_round_stale() -> None:

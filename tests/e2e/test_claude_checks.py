@@ -46,7 +46,7 @@ def test_an_echoed_check_is_sent_back_and_a_real_test_run_closes(case: Case) -> 
     (case.proj / "greet.py").write_text("def greet():\n    return 'hello'\n", encoding="utf-8")
     (case.proj / "test_greet.py").write_text(TEST, encoding="utf-8")
     case.install()
-    pytest_run = f"{sys.executable} -m pytest -q -p no:cacheprovider test_greet.py"
+    pytest_run = f"{sys.executable} -m pytest -q -p no:cacheprovider"
     rules: list[dict[str, Any]] = [
         {"name": "complete", "when": {"contains": AFTER_CHECK},
          "reply": text("Proven by the test run.\n[PDCA] complete")},

@@ -81,7 +81,7 @@ def run_test(marker: str) -> list[dict[str, Any]]:
     head, _, tail = marker.rpartition("-")
     command = (
         f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s"
-        " -p no:cacheprovider test_marker.py"
+        " -p no:cacheprovider"
     )
     return [
         {

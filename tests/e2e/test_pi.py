@@ -300,7 +300,7 @@ def test_pi_run_reports_a_pause_and_a_close(pi_case: PiCase) -> None:
 
     plan.write_text(PLAN.replace("- [ ] KR", "- [x] KR"), encoding="utf-8")
     (pi_case.proj / "test_calc.py").write_text(CALC_TEST, encoding="utf-8")
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
+    check = f"{sys.executable} -m pytest -q -p no:cacheprovider"
     pi_case.fake.set_rules(
         [
             {"name": "run-check", "when": {"tail_contains": "Check the calculator"},

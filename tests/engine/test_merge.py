@@ -27,6 +27,15 @@ def test_pause_wins_over_continue_compact_and_close() -> None:
     assert merged.continuations == 0
 
 
+def test_a_close_that_lost_is_journalled_as_overruled() -> None:
+    """The journal never shows a close the user did not get: its record is relabelled."""
+    closed = Record("closed", {"gates": ["check"]})
+    held = merge(Close("all gates pass"), closed, Pause("held for the user"))
+    assert held.actions == (Pause("held for the user"), Record("close_overruled", closed.data))
+    kept = merge(Close("all gates pass"), closed)
+    assert kept.actions == (Close("all gates pass"), closed)
+
+
 def test_continue_wins_over_close() -> None:
     """Another guard's open gate keeps the task open."""
     assert merge(Close("all gates pass"), Continue("goal not verified")).actions == (

@@ -292,7 +292,10 @@ def test_complete_with_every_gate_passing_closes(pi: Pi) -> None:
     """[PDCA] complete after a check, every KR and leaf ticked: no continue, the user is told."""
     write_plan(pi.project, DONE_PLAN)
     start_run(pi)
-    pi.event("tool_call", {"toolName": "bash", "input": {"command": "pytest -q"}})
+    pi.event(
+        "tool_call", {"toolCallId": "t1", "toolName": "bash", "input": {"command": "pytest -q"}}
+    )
+    pi.event("tool_result", {"toolCallId": "t1", "isError": False, "content": "3 passed in 0.2s"})
     assert "continue" in pi.result(settle(pi, "Tests pass.\n[PDCA] check"))
     lines = settle(pi, "All done.\n[PDCA] complete")
     assert pi.result(lines) is None

@@ -30,7 +30,8 @@ MESSAGES: dict[str, str] = {
     # -- checks that ran (cadence) ------------------------------------------------------------
     "check.ran.passed": "`{command}` (passed)",
     "check.ran.failed": "`{command}` (failed)",
-    "check.ran.unknown": "`{command}` (ran)",
+    "check.ran.unknown": "`{command}` (ran, but nothing shows how it ended)",
+    "check.ran.narrowed": "`{command}` (a selection of the tests)",
     "check.ran.not_verification": "`{command}` (not a test run)",
     "check.ran.unfinished": "`{command}` (did not finish: interrupted, timed out or in the background)",
     "check.ran.refused": "`{command}` (refused, so it never ran)",
@@ -46,6 +47,16 @@ MESSAGES: dict[str, str] = {
     "check.idle": (
         "That [PDCA] check ran no tool at all, so it produced no evidence. Run the tests (or the "
         "goal's verify command) in this round, read the result, then report [PDCA] check."
+    ),
+    "check.unknown": (
+        "That [PDCA] check ran {ran}, but its exit status is hidden (`|| true`, a pipe, output "
+        "sent to /dev/null) and its output shows no test summary, so nothing says whether the "
+        "tests passed. Run the tests plainly, read the result, then report [PDCA] check."
+    ),
+    "check.narrowed": (
+        "That [PDCA] check ran {ran}: a selection of the tests (a test file named on the command "
+        "line, -k, -m, a test id). A check runs the whole suite, so it shows the other tests "
+        "still pass. Run it without the selection, read the result, then report [PDCA] check."
     ),
     "check.unreadable": (
         "goalkeeper could not read which commands that [PDCA] check ran (the session's "
@@ -65,6 +76,15 @@ MESSAGES: dict[str, str] = {
     "gate.check.check_not_verified": (
         "- Check gate: the last [PDCA] check ran no verification ({ran}). Run the tests or the "
         "goal's verify command, read the result, and report [PDCA] check."
+    ),
+    "gate.check.check_unknown": (
+        "- Check gate: nothing shows how the last check's test run ended ({ran}: its exit "
+        "status was hidden and its output shows no summary). Run the tests plainly and report "
+        "[PDCA] check."
+    ),
+    "gate.check.check_narrowed": (
+        "- Check gate: the last check ran a selection of the tests ({ran}). Run the whole suite "
+        "and report [PDCA] check."
     ),
     "gate.check.check_failed": (
         "- Check gate: the last check's verification failed ({what}). Fix the cause, run it "
@@ -224,6 +244,12 @@ MESSAGES: dict[str, str] = {
     ),
     "stop.gate.check.check_not_verified": "the check gate is open (the last check ran no test)",
     "stop.gate.check.check_failed": "the check gate is open (the last check's tests failed)",
+    "stop.gate.check.check_unknown": (
+        "the check gate is open (nothing shows how the last check's tests ended)"
+    ),
+    "stop.gate.check.check_narrowed": (
+        "the check gate is open (the last check ran a selection of the tests)"
+    ),
     "stop.gate.check.check_unreadable": (
         "the check gate is open (goalkeeper could not read what the last check ran)"
     ),

@@ -26,7 +26,8 @@ MESSAGES: dict[str, str] = {
     # -- checks that ran (cadence) ------------------------------------------------------------
     "check.ran.passed": "`{command}`（通过）",
     "check.ran.failed": "`{command}`（失败）",
-    "check.ran.unknown": "`{command}`（已运行）",
+    "check.ran.unknown": "`{command}`（已运行，但看不出结果）",
+    "check.ran.narrowed": "`{command}`（只运行了部分测试）",
     "check.ran.not_verification": "`{command}`（不是测试运行）",
     "check.ran.unfinished": "`{command}`（没有跑完：被中断、超时或在后台运行）",
     "check.ran.refused": "`{command}`（被拒绝，根本没有运行）",
@@ -41,6 +42,16 @@ MESSAGES: dict[str, str] = {
     "check.idle": (
         "这次 [PDCA] check 根本没有调用工具，因此没有产生证据。请在这一轮里运行测试"
         "（或目标的验证命令），读结果，然后报告 [PDCA] check。"
+    ),
+    "check.unknown": (
+        "这次 [PDCA] check 运行了 {ran}，但它的退出码被隐藏了（`|| true`、管道、输出被丢到 "
+        "/dev/null），输出里也没有测试汇总，看不出测试是否通过。请直接运行测试，读结果，"
+        "然后报告 [PDCA] check。"
+    ),
+    "check.narrowed": (
+        "这次 [PDCA] check 运行了 {ran}：只是部分测试（命令行里点名的测试文件、-k、-m、"
+        "测试 id）。Check 要运行整套测试，才能说明其他测试仍然通过。请去掉这些选择重新运行，"
+        "读结果，然后报告 [PDCA] check。"
     ),
     "check.unreadable": (
         "goalkeeper 无法读出这次 [PDCA] check 运行了哪些命令（会话记录缺失或不是普通文件），"
@@ -58,6 +69,14 @@ MESSAGES: dict[str, str] = {
     "gate.check.check_not_verified": (
         "- Check 门：最近一次 [PDCA] check 没有运行任何验证（{ran}）。运行测试或目标的验证命令，"
         "读结果，然后报告 [PDCA] check。"
+    ),
+    "gate.check.check_unknown": (
+        "- Check 门：看不出最近一次 check 的测试运行结果如何（{ran}：退出码被隐藏，输出里也没有"
+        "汇总）。请直接运行测试，然后报告 [PDCA] check。"
+    ),
+    "gate.check.check_narrowed": (
+        "- Check 门：最近一次 check 只运行了部分测试（{ran}）。请运行整套测试，然后报告 "
+        "[PDCA] check。"
     ),
     "gate.check.check_failed": (
         "- Check 门：最近一次 check 的验证失败了（{what}）。修复原因，重新运行，然后报告 [PDCA] check。"
@@ -192,6 +211,8 @@ MESSAGES: dict[str, str] = {
     "stop.gate.check.check_stale": "Check 门未通过（最近一次改动之后没有运行过测试）",
     "stop.gate.check.check_without_evidence": "Check 门未通过（最近一次 check 没有运行测试）",
     "stop.gate.check.check_not_verified": "Check 门未通过（最近一次 check 没有运行测试）",
+    "stop.gate.check.check_unknown": "Check 门未通过（看不出最近一次 check 的测试结果）",
+    "stop.gate.check.check_narrowed": "Check 门未通过（最近一次 check 只运行了部分测试）",
     "stop.gate.check.check_failed": "Check 门未通过（最近一次 check 的测试失败了）",
     "stop.gate.check.check_unreadable": "Check 门未通过（goalkeeper 无法读出最近一次 check 运行了什么）",
     "stop.gate.okr": "OKR 门未通过（{n} 个关键结果未收口）",

@@ -23,13 +23,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from goalkeeper.core.mdcode import inline_code_spans
 from goalkeeper.core.plan import ItemState, Plan
 from goalkeeper.core.shell_line import part_words
 from goalkeeper.core.shell_writes import in_project, written_paths
-from goalkeeper.core.test_runners import could_verify
+from goalkeeper.core.test_runners import could_verify, narrows_selection, program_words
+from goalkeeper.core.test_summary import parse_test_summary
 from goalkeeper.core.values import ToolRun
 from goalkeeper.core.verification import find_verification
 from goalkeeper.core.verify import failure_headline
@@ -45,23 +46,35 @@ Problem = Literal[
     "check_failed",
     "check_stale",
     "check_unreadable",
+    "check_unknown",
+    "check_narrowed",
     "changed_after_check",
 ]
 CheckStatus = Literal[
-    "passed", "failed", "unknown", "stale", "none", "idle", "untold", "unreadable"
+    "passed", "failed", "unknown", "narrowed", "stale", "none", "idle", "untold", "unreadable"
 ]
 """What one round's tool activity proves. A verification finished: ``passed``, ``failed`` or
-``unknown`` (its exit status is masked, or the host does not report it); ``stale``: a project
+``unknown`` (its exit status is masked, or the host does not report it, and its output shows no
+test summary), ``narrowed`` (it passed, but ran a selection of the tests); ``stale``: a project
 file changed after its last verification; ``none``: tools ran, no verification finished;
 ``idle``: no tool ran; ``untold``: the host reports no runs (only a tool count, which is then
 all the check needs); ``unreadable``: the host could not read what ran."""
 RunVerdict = Literal[
-    "passed", "failed", "unknown", "not_verification", "unfinished", "refused", "empty", "unseen"
+    "passed",
+    "failed",
+    "unknown",
+    "narrowed",
+    "not_verification",
+    "unfinished",
+    "refused",
+    "empty",
+    "unseen",
 ]
 """What one shell command was for the check: a verification that finished (``passed``,
 ``failed``, ``unknown``), or why it does not count: not a verification, it did not finish, it
 was refused, it ran no tests, or goalkeeper never saw it start (a line nobody ran)."""
-COUNTED: frozenset[str] = frozenset({"passed", "failed", "unknown"})
+COUNTED: frozenset[str] = frozenset({"passed", "failed", "unknown", "narrowed"})
+"""Verdicts of a verification that ran and finished: the last one decides the round."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +129,17 @@ _CHECK_PROBLEMS: dict[str, Problem] = {
     "none": "check_not_verified",
     "idle": "check_without_evidence",
     "unreadable": "check_unreadable",
+    "unknown": "check_unknown",
+    "narrowed": "check_narrowed",
 }
 
 
 def evaluate_check_gate(history: CheckHistory, *, require_tool: bool = True) -> GateResult:
     """A ``check`` must have been reported since the last ``do``. With ``require_tool`` (the
-    ``check_needs_tool`` setting) its round must have run a verification that finished and
-    passed (or whose result is not known), and no project file may have changed since; an
-    unreadable round counts as not passed."""
+    ``check_needs_tool`` setting) its round must have run the suite, and it must have
+    finished and passed (a hidden exit status counts only when the output shows the runner's
+    passing summary), and no project file may have changed since; an unreadable round counts as
+    not passed."""
     if history.last_check is None:
         return GateResult("check", False, (OpenItem("check", "no_check"),))
     if history.last_do is not None and history.last_do > history.last_check:
@@ -317,9 +333,7 @@ def parse_ran(text: str) -> tuple[RanCommand, ...]:
     return tuple(out)
 
 
-_VERDICTS = frozenset(
-    ("passed", "failed", "unknown", "not_verification", "unfinished", "refused", "empty", "unseen")
-)
+_VERDICTS = frozenset(get_args(RunVerdict))
 
 
 def _verdict(run: ToolRun, declared: Sequence[str], vouchers: Counter[str] | None) -> RunVerdict:
@@ -338,7 +352,14 @@ def _verdict(run: ToolRun, declared: Sequence[str], vouchers: Counter[str] | Non
     if run.outcome == "failed":
         return "failed"
     if run.outcome == "unknown" or found[1]:  # ran, but its exit status is not the runner's
-        return "failed" if run.outcome == "passed" and _failing(run.tail) else "unknown"
+        if run.outcome == "passed" and _failing(run.tail):
+            return "failed"
+        summary = parse_test_summary(run.tail)
+        if not (summary.known and summary.passed >= 1 and not summary.failed):
+            return "unknown"  # `pytest >/dev/null || true`: nothing says how it ended
+    program = program_words(part_words(found[0]))
+    if program is not None and narrows_selection(program):
+        return "narrowed"
     return "passed"
 
 

@@ -198,6 +198,49 @@ def is_test_run(words: list[str]) -> bool:
     return not _runner_noop(args, name)
 
 
+_PYTEST_SELECTING = frozenset(
+    {"-k", "-m", "--deselect", "--lf", "--last-failed", "--sw", "--stepwise", "--ignore"}
+    | {"--ignore-glob", "-o", "--override-ini", "--pyargs"}
+)
+"""pytest options that run some of the tests only (or change which)."""
+_SELECTING = frozenset(
+    {"-t", "--testNamePattern", "--testPathPattern", "-run", "--grep", "-g", "--exact"}
+    | {"--skip", "--onlyChanged", "--changedSince", "--only", "-k", "--filter"}
+)
+"""The same for the other runners (jest, vitest, mocha, go, cargo's test harness, deno)."""
+
+
+def narrows_selection(words: Sequence[str]) -> bool:
+    """Whether a test run (``program_words`` of it) runs a selection of the tests rather than
+    the suite: a name filter (``-k``, ``-m``, ``-run`` …), a test id (``test_x.py::test_a``)
+    or a test file named on the command line. A directory (``tests/``) is the suite of that
+    folder and does not narrow. The check gate asks for the suite: a check that ran a test
+    file the agent just wrote, or ``-k`` for the one test that passes, proves nothing about
+    the others."""
+    if not words:
+        return False
+    args = list(words[1:])
+    name = base(words[0])
+    selecting = _SELECTING
+    if _PYTHON.match(name) and args[:1] == ["-m"] and len(args) > 1:
+        args, selecting = args[2:], _PYTEST_SELECTING
+    elif _PYTHON.match(name):
+        return False  # a test script run as a program is its own suite
+    elif _DIRECT.get(name) == "pytest":
+        selecting = _PYTEST_SELECTING
+    for arg in args:
+        if arg == "--" and selecting is _PYTEST_SELECTING:
+            break
+        option = arg.split("=", 1)[0]
+        if option in selecting or (option.startswith("-k") and len(option) > 2):
+            return True
+        if arg.startswith("-"):
+            continue
+        if "::" in arg or re.search(r"\.(?:py|[cm]?[jt]sx?|rs|go)$", arg):
+            return True
+    return False
+
+
 def _python_runs_tests(args: list[str]) -> bool:
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "-m":

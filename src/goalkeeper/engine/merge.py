@@ -103,12 +103,22 @@ def merge_actions(
         out.append(Advise("\n\n".join(later), "next_turn"))
         later = []
     out.extend(asks[:1])  # one question at a time
+    if closes and not any(isinstance(a, Close) for a in out):
+        records = [_overruled(r) for r in records]
     seen: set[str] = set()
     for note in notes:
         if note.text not in seen:
             seen.add(note.text)
             out.append(note)
     return Merged(tuple(out) + tuple(writes) + tuple(records), continuations, tuple(later))
+
+
+def _overruled(record: Action) -> Action:
+    """A close that lost to a pause or a continuation did not happen: its record says so
+    (``close_overruled``), so the journal never shows a close the user did not get."""
+    if isinstance(record, Record) and record.kind == "closed":
+        return Record("close_overruled", record.data)
+    return record
 
 
 def _unique(texts: Iterable[str]) -> list[str]:

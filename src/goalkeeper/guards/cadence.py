@@ -285,14 +285,26 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
     return _continue(records, (*compact, Continue(body)), s, ctx)
 
 
+FORGED = frozenset({"none", "idle", "unreadable", "unknown", "narrowed"})
+"""Check rounds that prove nothing: three in a row (with the completes refused for them) pause
+the loop (``honest_exit`` ``forged_check``)."""
+
+
+UNVERIFIED = frozenset(
+    {"check_not_verified", "check_without_evidence", "check_unreadable", "check_unknown"}
+    | {"check_narrowed"}
+)
+"""Check-gate problems of a check that proved nothing (as opposed to one that failed)."""
+
+
 def _next_step(phase: str | None, evidence: RoundEvidence, require: bool, say: Say) -> str:
     """The next PDCA step; after a check whose round proves nothing, the check again, saying
     which commands ran and why none counts."""
     if phase != "check" or not require:
         return say(f"phase.{phase}" if phase else "phase.none")
     status = evidence.status
-    if status == "none":
-        return say("check.none", ran=_ran_text(evidence.ran, say))
+    if status in ("none", "unknown", "narrowed"):
+        return say(f"check.{status}", ran=_ran_text(evidence.ran, say))
     if status in ("idle", "unreadable"):
         return say(f"check.{status}")
     if status == "stale":
@@ -383,17 +395,16 @@ def _count_honesty(
     """Update the counts behind the honest exits (each restarts at a real user message)."""
     phase = marker.phase if marker else None
     if phase == "check" and require:
-        forged = evidence.status in ("none", "idle", "unreadable")
+        forged = evidence.status in FORGED
         verified = evidence.status in COUNTED or evidence.status == "stale"
         s = replace(s, forged=s.forged + 1 if forged else 0 if verified else s.forged)
     if report is not None:
         check = report.get("check")
-        unverified = ("check_not_verified", "check_without_evidence", "check_unreadable")
         if (
             require
             and check is not None
             and not check.passed
-            and check.open[0].problem in unverified
+            and check.open[0].problem in UNVERIFIED
         ):
             s = replace(s, forged=s.forged + 1)
         signature = _refusal_signature(report)
