@@ -80,8 +80,7 @@ def run_test(marker: str) -> list[dict[str, Any]]:
     up in the conversation only once the test really ran. See ``with_marker_test``."""
     head, _, tail = marker.rpartition("-")
     command = (
-        f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s"
-        " -p no:cacheprovider"
+        f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s -p no:cacheprovider"
     )
     return [
         {

@@ -111,17 +111,22 @@ def test_a_report_written_outside_the_project_is_refused(tmp_path: Path) -> None
     assert not outside.exists()
 
 
-def test_test_selection_of_the_projects_own_command_is_re_run(
+def test_the_projects_own_command_is_re_run_and_a_selection_does_not_meet_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The positive control: `python -m pytest -q tests/test_ok.py` is what the project
-    declares plus a path, so goalkeeper re-runs it and marks the claim verified."""
+    """The positive control: `python -m pytest -q` is what the project declares, so goalkeeper
+    re-runs it and marks the claim verified. With a path it is still re-run (a selection is
+    not a widening), but a selection of the tests does not meet a test gate."""
     project = _project(tmp_path)
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (project / "tests").mkdir()
     (project / "tests" / "test_ok.py").write_text("def test_ok():\n    assert 1\n", "utf-8")
     bin_dir = os.path.dirname(sys.executable)  # `python` is this virtualenv's, with pytest
     monkeypatch.setenv("PATH", bin_dir + os.pathsep + os.environ.get("PATH", ""))
-    task = claim(project, "python -m pytest -q tests/test_ok.py")
-    verification = json.dumps(task)
+    narrowed = claim(project, "python -m pytest -q tests/test_ok.py")
+    assert narrowed["ok"] is False, narrowed
+    assert "it passed, but it ran a selection of the tests (1 passed)" in str(narrowed), narrowed
+    evidence = json.dumps({"type": "cmd", "cmd": "python -m pytest -q", "exit": 0})
+    done = todo(project, "update", "1", "--status", "completed", "--evidence", evidence, "--json")
+    verification = done.stdout
     assert '"status": "verified"' in verification, verification

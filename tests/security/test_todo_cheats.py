@@ -231,6 +231,20 @@ def test_the_mcp_tool_refuses_the_same_cheats(project: Path) -> None:
     assert any(isinstance(a, Block) for a in refused)
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["python -m pytest -q tests/test_pass.py", "python -m pytest -q -k test_pass"],
+)
+def test_a_selection_that_passes_does_not_meet_the_test_gate(project: Path, command: str) -> None:
+    """The one test file that passes, or -k for it, while test_fail.py still fails: goalkeeper
+    re-runs the selection, sees it pass, and still refuses: a test gate is the whole suite."""
+    task = gated(project)
+    refused = complete(project, task, cmd(command))
+    assert not refused["ok"], refused
+    assert "it passed, but it ran a selection of the tests" in refused["refused"], refused
+    assert "claim `python -m pytest -q` without test paths" in refused["refused"], refused
+
+
 # ---------------------------------------------------------------------------------------------
 # The honest paths, and what the user hears at a stop
 # ---------------------------------------------------------------------------------------------
@@ -239,17 +253,17 @@ def test_the_mcp_tool_refuses_the_same_cheats(project: Path) -> None:
 def test_a_real_fix_re_run_by_goalkeeper_completes_the_gated_todo(project: Path) -> None:
     """Refused while the test fails; after the fix, goalkeeper's own re-run verifies it."""
     task = gated(project)
-    claim = cmd("python -m pytest -q tests/test_fail.py")
+    claim = cmd("python -m pytest -q")
     assert not complete(project, task, claim)["ok"]
     (project / "tests" / "test_fail.py").write_text(PASSING.replace("pass", "fail"), "utf-8")
     done = complete(project, task, claim)
     assert done["ok"], done
     assert done["result"]["task"]["metadata"]["verification"] == [
         {
-            "cmd": "python -m pytest -q tests/test_fail.py",
+            "cmd": "python -m pytest -q",
             "status": "verified",
             "exit": 0,
-            "tests": 1,
+            "tests": 2,  # the whole suite: test_fail.py and test_pass.py
         }
     ]
 

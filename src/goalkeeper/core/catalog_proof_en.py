@@ -121,8 +121,13 @@ MESSAGES: dict[str, str] = {
     "todo.gate.not_rerun": (
         "goalkeeper: task #{id} declares a test gate, which needs a test run goalkeeper makes "
         "itself, and goalkeeper will not re-run `{cmd}`: {reason}. Claim a run of an approved test "
-        "command instead ({approved}), with test paths or -k to select tests if you like: "
-        "goalkeeper re-runs it in the project folder and reads its summary."
+        "command instead ({approved}), as it is: goalkeeper re-runs it in the project folder and "
+        "reads its summary."
+    ),
+    "todo.gate.narrowed": (
+        "goalkeeper: task #{id} declares a test gate; goalkeeper re-ran `{cmd}` and it passed, "
+        "but it ran a selection of the tests ({summary}). A test gate is met by the whole suite, "
+        "which shows the other tests still pass: claim {approved} without test paths, -k or -m."
     ),
     "todo.gate.none_approved": (
         "none is approved for this project yet; the user can set test-command in .goalkeeper.toml "
@@ -189,6 +194,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.why.gate_kept": "it tried to drop its gate",
     "todo.stop.why.test_failed": "its test run failed ({detail})",
     "todo.stop.why.no_tests": "its test run ran no tests",
+    "todo.stop.why.narrowed": "its test run ran a selection of the tests",
     "todo.stop.why.no_summary": "its test run showed no test summary",
     "todo.stop.why.not_rerun": "its test command is not one goalkeeper may run",
     "todo.stop.why.unchecked": "its test command could not be re-run",

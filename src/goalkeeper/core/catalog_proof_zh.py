@@ -109,7 +109,12 @@ MESSAGES: dict[str, str] = {
     "todo.gate.not_rerun": (
         "goalkeeper: 任务 #{id} 声明了 test 门禁，它需要一次由 goalkeeper 亲自执行的测试运行，"
         "而 goalkeeper 不会重跑 `{cmd}`：{reason}。请改为声称一条已批准的测试命令（{approved}），"
-        "可以加测试路径或 -k 来选择测试：goalkeeper 会在项目目录里重跑它并读取其汇总。"
+        "按原样声称即可：goalkeeper 会在项目目录里重跑它并读取其汇总。"
+    ),
+    "todo.gate.narrowed": (
+        "goalkeeper: 任务 #{id} 声明了 test 门禁；goalkeeper 重跑了 `{cmd}`，它通过了，但只运行了"
+        "部分测试（{summary}）。test 门禁要整套测试通过，才能说明其他测试仍然通过：请声称 "
+        "{approved}，不要加测试路径、-k 或 -m。"
     ),
     "todo.gate.none_approved": (
         "本项目尚未批准任何测试命令；用户可以在 .goalkeeper.toml 中设置 test-command 并运行 `goalkeeper allow`"
@@ -163,6 +168,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.why.gate_kept": "它试图去掉自己的门禁",
     "todo.stop.why.test_failed": "其测试运行失败（{detail}）",
     "todo.stop.why.no_tests": "其测试运行没有执行任何测试",
+    "todo.stop.why.narrowed": "它的测试运行只跑了部分测试",
     "todo.stop.why.no_summary": "其测试运行没有给出测试汇总",
     "todo.stop.why.not_rerun": "其测试命令不是 goalkeeper 可以运行的命令",
     "todo.stop.why.unchecked": "其测试命令未能重跑",

@@ -25,6 +25,7 @@ from goalkeeper.core.evidence import (
     evidence_claims,
     gate_names,
 )
+from goalkeeper.core.test_runners import narrows_selection
 from goalkeeper.core.test_summary import TestSummary, parse_test_summary
 from goalkeeper.core.todos import Task, js_str
 from goalkeeper.core.values import CommandFact, Facts, FileFact
@@ -79,7 +80,7 @@ def judge_claims(
             detail = ctx.say("todo.timeout") if fact and fact.timed_out else f"exit {js_str(code)}"
             return Judgement(refusal, ("test_failed", detail), tuple(notes), tuple(checked))
         if claim.exit in (None, 0):
-            if fact is not None and fact.allowed and summary is not None and summary.passed >= 1:
+            if _whole_suite_passed(fact, summary):
                 proven = True
             else:
                 misses.append((claim, fact, summary))
@@ -238,6 +239,12 @@ def _unproven_test_gate(
             approved=approved or say("todo.gate.none_approved"),
         )
         return text, ("not_rerun", claim.cmd)
+    if summary is not None and summary.passed >= 1 and _narrowed(fact, summary):
+        approved = next((f"`{a}`" for a in fact.approved if a.strip()), f"`{claim.cmd}`")
+        text = say(
+            "todo.gate.narrowed", id=task.id, cmd=claim.cmd, summary=summary.line, approved=approved
+        )
+        return text, ("narrowed", claim.cmd)
     if summary is not None and summary.known:
         text = say("todo.gate.no_tests", id=task.id, cmd=claim.cmd, summary=summary.line)
         return text, ("no_tests", claim.cmd)
@@ -246,6 +253,19 @@ def _unproven_test_gate(
         "no_summary",
         claim.cmd,
     )
+
+
+def _whole_suite_passed(fact: CommandFact | None, summary: TestSummary | None) -> bool:
+    """goalkeeper's own re-run of an approved command executed at least one test, and it ran
+    the suite, not a selection of it (audit D2: ``-k`` for the one test that passes, or the
+    test file the agent just wrote, proves nothing about the others)."""
+    if fact is None or not fact.allowed or summary is None or summary.passed < 1:
+        return False
+    return not _narrowed(fact, summary)
+
+
+def _narrowed(fact: CommandFact, summary: TestSummary) -> bool:
+    return summary.deselected > 0 or narrows_selection(fact.argv)
 
 
 def completion_record(
