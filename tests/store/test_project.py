@@ -57,6 +57,19 @@ def test_pytest_markers(tmp_path: Path, rel: str, text: str) -> None:
     assert infer_verify_commands(tmp_path, ["tests"]) == ("python -m pytest -q",)
 
 
+@pytest.mark.parametrize("rel", ["test_calc.py", "calc_test.py", "tests/test_api.py"])
+def test_test_modules_alone_mean_pytest(tmp_path: Path, rel: str) -> None:
+    """Test modules where pytest looks by default, with no configuration: pytest runs them."""
+    _write(tmp_path, rel, "def test_x():\n    assert 1\n")
+    assert infer_verify_commands(tmp_path, ["tests"]) == ("python -m pytest -q",)
+
+
+def test_a_module_not_named_for_tests_is_no_test_suite(tmp_path: Path) -> None:
+    _write(tmp_path, "calc.py", "def add(a, b):\n    return a + b\n")
+    _write(tmp_path, "src/test_helpers/util.py", "")
+    assert infer_verify_commands(tmp_path, ["tests"]) == ()
+
+
 def test_pyproject_without_pytest_infers_nothing(tmp_path: Path) -> None:
     """A pyproject.toml that never mentions pytest names no test command."""
     _write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n')

@@ -172,6 +172,29 @@ def _build(p: _Project) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
+MAX_LISTED = 2000
+"""Folder entries looked at for test modules: a huge folder is not read to the end."""
+
+
+def _has_test_modules(folder: Path) -> bool:
+    """Python test modules in ``folder`` (``test_*.py``, ``*_test.py``, pytest's defaults):
+    a project with tests but no pytest configuration still runs them with pytest. This adds
+    no command the agent chose: the one goalkeeper would run is the fixed ``python -m pytest
+    -q``, which a ``pytest.ini`` the agent writes would declare just the same."""
+    try:
+        with os.scandir(folder) as entries:
+            for n, entry in enumerate(entries):
+                if n >= MAX_LISTED:
+                    return False
+                name = entry.name
+                test = name.startswith("test_") or name.endswith("_test.py")
+                if test and name.endswith(".py") and entry.is_file(follow_symlinks=False):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
 def _read_project(root: Path) -> _Project:
     pyproject_text = _read(root / "pyproject.toml", root) or ""
     pyproject = _toml(pyproject_text) if pyproject_text else None
@@ -194,6 +217,8 @@ def _read_project(root: Path) -> _Project:
         or "[tool:pytest]" in setup_cfg
         or "[pytest]" in tox_ini
         or re.search(r"\bpytest\b", pyproject_text) is not None
+        or _has_test_modules(root)
+        or _has_test_modules(root / "tests")
     )
     return _Project(
         scripts=scripts,
