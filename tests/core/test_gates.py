@@ -18,6 +18,7 @@ from goalkeeper.core.gates import (
     evaluate_okr_gate,
     evaluate_plan_gates,
     evaluate_round,
+    kr_commands,
     parse_ran,
     render_ran,
 )
@@ -149,7 +150,7 @@ def test_declared_commands_count_and_the_plan_cannot_name_a_print() -> None:
         "- [ ] KR2: `echo 2 passed` prints it\n"
         "- [ ] KR3: `bash -c 'echo ok'` and `python -c 1` and `true`\n"
     )
-    declared = declared_commands(["make lint", "ruff check ."], plan)
+    declared = declared_commands(["make lint", "ruff check ."], kr_commands(plan))
     assert declared == ("make lint", "ruff check .", "./scripts/e2e.sh")
     assert find_verification("make lint", declared) is not None
     assert find_verification("ruff check . --fix", declared) is not None

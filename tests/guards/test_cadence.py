@@ -503,12 +503,14 @@ def test_an_unannounced_command_in_the_record_does_not_count() -> None:
 
 
 def test_the_users_commands_and_the_plans_named_commands_are_verifications() -> None:
-    """evidence_commands / the goal's approved verify / a KR's backticked command count."""
+    """evidence_commands / the goal's approved verify / a KR's backticked command (named when
+    the user last spoke) count."""
     ctx = context(DONE_PLAN, config=Config(evidence_commands=("make lint",)))
     verdict = settle(CadenceState(), "[PDCA] check", activity=shell("make lint"), ctx=ctx)
     assert text_of(verdict).startswith("Evidence in hand.")
     named = DONE_PLAN.replace("current 1", "current 1, `./scripts/smoke.sh` exits 0")
-    verdict = settle(CadenceState(), "[PDCA] check", named, activity=shell("./scripts/smoke.sh"))
+    spoke = CadenceState(named="./scripts/smoke.sh")
+    verdict = settle(spoke, "[PDCA] check", named, activity=shell("./scripts/smoke.sh"))
     assert text_of(verdict).startswith("Evidence in hand.")
 
 
@@ -646,3 +648,19 @@ def test_quick_mode_asks_for_no_verification_and_tells_no_gate() -> None:
     assert verdict.state is not None and verdict.state.forged == 0
     stopped = settle(CadenceState(), "[PDCA] do", ctx=ctx, aborted=True)
     assert "not done" not in pause_of(stopped)
+
+
+def test_a_command_the_plan_named_counts_only_if_it_was_there_when_the_user_spoke() -> None:
+    """A key result may name its own verification (`./scripts/e2e.sh`), but one the agent adds
+    afterwards cannot vouch for its check: `python calc.py` prints and passes, checks nothing."""
+    named = DONE_PLAN.replace("current 1", "current 1, `./scripts/e2e.sh` exits 0")
+    state = guard.on_event(UserPrompt("s", "go"), CadenceState(), context(named)).state
+    assert state is not None and state.named == "./scripts/e2e.sh"
+    verdict = settle(state, "[PDCA] check", named, activity=shell("./scripts/e2e.sh"))
+    assert verdict.state is not None and verdict.state.check_status == "passed"
+
+    later = DONE_PLAN.replace("current 1", "current 1, `python calc.py` prints 5")
+    fresh = guard.on_event(UserPrompt("s", "go"), CadenceState(), context(DONE_PLAN)).state
+    assert fresh is not None and fresh.named == ""
+    verdict = settle(fresh, "[PDCA] check", later, activity=shell("python calc.py"))
+    assert verdict.state is not None and verdict.state.check_status == "none"

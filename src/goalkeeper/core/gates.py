@@ -300,13 +300,19 @@ def command_digest(command: str) -> str:
     return hashlib.sha256(command.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def declared_commands(trusted: Sequence[str], plan: Plan | None) -> tuple[str, ...]:
+def declared_commands(trusted: Sequence[str], named: Sequence[str] = ()) -> tuple[str, ...]:
     """The commands that count as a verification besides the test runners: ``trusted`` ones
     (the goal's approved verify commands, ``evidence_commands``, ``test_command``: the user's),
-    and those the plan's key results name in backticks. The plan is the agent's, so a command
-    it names counts only if it could verify something: not ``echo``, ``cat``, ``true`` or any
-    program that only prints or reads, and no inline program (``sh -c``, ``python -c``)."""
-    named: list[str] = [c.strip() for c in trusted if c and c.strip()]
+    and ``named``: those the plan's key results named in backticks when the user last spoke
+    (``kr_commands``; the agent cannot add one to make its own check count)."""
+    return tuple(dict.fromkeys([c.strip() for c in (*trusted, *named) if c and c.strip()]))
+
+
+def kr_commands(plan: Plan | None) -> tuple[str, ...]:
+    """The commands the plan's key results name in backticks that could verify something: not
+    ``echo``, ``cat``, ``true`` or any program that only prints or reads, and no inline program
+    (``sh -c``, ``python -c``)."""
+    named: list[str] = []
     for kr in plan.key_results if plan is not None else ():
         for start, end in inline_code_spans(kr.text):
             text = kr.text[start:end].strip("`").strip()

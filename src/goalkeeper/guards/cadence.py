@@ -31,6 +31,7 @@ from goalkeeper.core.gates import (
     declared_commands,
     evaluate_gates,
     evaluate_round,
+    kr_commands,
     open_commitments,
     parse_ran,
     render_ran,
@@ -118,6 +119,10 @@ class CadenceState:
     """Digests of the commitments that were open when that count began."""
     blocked_resolved: int = 0
     """How many of those have been closed, rewritten or removed since: progress is more."""
+    named: str = ""
+    """The commands the plan's key results named when the user last spoke (one per line,
+    ``core.gates.kr_commands``): only those count as a check besides the test runners and the
+    user's own commands, so a key result the agent adds later cannot vouch for its check."""
 
 
 class CadenceGuard:
@@ -138,7 +143,9 @@ class CadenceGuard:
         if isinstance(event, SessionStart):
             return _on_session_start(event, state, ctx)
         if isinstance(event, UserPrompt):
-            return Verdict(state=_fresh_start(state))
+            plan = ctx.plan.plan if ctx.plan is not None else None
+            named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
+            return Verdict(state=replace(_fresh_start(state), named=named))
         if isinstance(event, BeforeAgentStart):
             return Verdict(_anchor_advice(ctx))
         if isinstance(event, ToolCall):
@@ -368,7 +375,6 @@ def _history(s: CadenceState) -> CheckHistory:
 
 def _evidence(ev: Settled, s: CadenceState, ctx: Context, tools: int | None) -> RoundEvidence:
     """What this round's tool calls prove, judged against the commands that count."""
-    plan = ctx.plan.plan if ctx.plan is not None else None
     promise = ctx.promise
     trusted = [*ctx.config.evidence_commands]
     trusted += [ctx.config.test_command] if ctx.config.test_command else []
@@ -378,7 +384,7 @@ def _evidence(ev: Settled, s: CadenceState, ctx: Context, tools: int | None) -> 
         ev.activity.runs,
         tools=tools,
         unreadable=ev.activity.unreadable,
-        declared=declared_commands(trusted, plan),
+        declared=declared_commands(trusted, s.named.splitlines()),
         seen=s.announced.split() if s.announces else None,
         is_change=change_filter(ctx.project, records),
     )
