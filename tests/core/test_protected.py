@@ -9,6 +9,7 @@ from goalkeeper.core.protected import (
     changed_tests,
     is_protected,
     is_test_config,
+    named_test_files,
     protected_digest,
 )
 
@@ -55,8 +56,9 @@ def test_only_the_test_part_of_mixed_files_counts() -> None:
     assert protected_digest("package.json", b"not json") != protected_digest("package.json", pkg)
 
 
-def test_changes_are_modified_deleted_files_and_new_configuration() -> None:
-    """A new test file is the agent's own test, kept; a new conftest.py changes the old ones."""
+def test_changes_are_modified_deleted_and_new_files() -> None:
+    """A new test file is a change like a new conftest.py: a module the agent adds can patch the
+    code the old tests test (``calc.add = …`` at import), so the replay runs without it."""
     baseline = {"tests/test_a.py": "1", "tests/test_b.py": "2", "pytest.ini": "3"}
     current = {
         "tests/test_a.py": "1",
@@ -68,6 +70,24 @@ def test_changes_are_modified_deleted_files_and_new_configuration() -> None:
         TestChange("pytest.ini", "deleted"),
         TestChange("tests/test_b.py", "modified"),
         TestChange("conftest.py", "added"),
+        TestChange("tests/test_new.py", "added"),
     )
     assert changed_tests(baseline, baseline) == ()
     assert is_test_config("tests/conftest.py") and not is_test_config("tests/test_new.py")
+
+
+def test_modules_that_replace_the_runner_are_test_configuration() -> None:
+    """`python -m pytest` imports a project `pytest.py` before the real one; a `.pth` file or
+    `sitecustomize.py` runs at interpreter start-up: each is protected like a conftest.py."""
+    for path in ("pytest.py", "src/sitecustomize.py", "_pytest/main.py", "pytest/__init__.py"):
+        assert is_test_config(path) and is_protected(path), path
+    assert is_test_config("lib/evil.pth")
+    assert not is_test_config("src/calc.py") and not is_test_config("src/pytest_helpers.py")
+
+
+def test_the_verify_names_the_new_test_files_it_keeps() -> None:
+    """`pytest tests/test_new.py` asks for that file: a new one is kept in the replay."""
+    named = named_test_files(["pytest -q tests/test_new.py", "pytest ./tests/test_b.py::test_x"])
+    assert named == {"tests/test_new.py", "tests/test_b.py"}
+    unnamed = ["pytest -q", "make test", "pytest -k test_new.py --ignore tests/test_b.py"]
+    assert named_test_files(unnamed) == set()

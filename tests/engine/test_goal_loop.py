@@ -42,7 +42,7 @@ class Outputs:
     def __call__(self, argv: Sequence[str]) -> Completed:
         if not any(word.endswith("git") for word in argv):  # a verification (argv, no shell)
             self.runs += 1
-            code, out = self.queue.pop(0) if self.queue else (0, "1 passed")
+            code, out = self.queue.pop(0) if self.queue else (0, "1 passed in 0.01s")
             return Completed(tuple(argv), code, out, timed_out=code is None)
         return Completed(tuple(argv), 1, "not a git repository")  # git, inference probes
 
@@ -276,7 +276,7 @@ def test_weakened_tests_hold_the_pass(sup: Supervisor, change) -> None:  # type:
 def test_changed_tests_that_still_pass_as_they_were_prove_the_goal(sup: Supervisor) -> None:
     """The agent changed a test, but the original tests pass against its code too: proven, and
     the record says the protected tests were checked."""
-    original = replaying(sup, OriginalTests(exit_code=0, output="2 passed"))
+    original = replaying(sup, OriginalTests(exit_code=0, output="2 passed in 0.01s"))
     say_goal(sup)
     tick_criteria(sup.project)
     path = sup.project / "tests" / "test_calc.py"
@@ -493,4 +493,17 @@ def test_a_verify_that_ran_no_test_is_never_a_pass(sup: Supervisor, outputs: Out
     outputs.queue.append((0, "3 deselected in 0.02s"))
     first = settle(sup)
     assert kinds(first) == ["Continue"]
-    assert "failed (exit 0, but no test ran)" in text(first)
+    assert "failed (exit 0, but nothing shows that a test ran)" in text(first)
+
+
+def test_a_pytest_verify_that_prints_no_summary_is_never_a_pass(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """pytest always prints its summary line; exit 0 without one is code that ended the run
+    early (`os._exit(0)` at import) or something else answering as pytest: not a pass."""
+    say_goal(sup)
+    tick_criteria(sup.project)
+    outputs.queue.append((0, ""))
+    first = settle(sup)
+    assert kinds(first) == ["Continue"]
+    assert "nothing shows that a test ran" in text(first)

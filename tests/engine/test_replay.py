@@ -67,3 +67,71 @@ def test_the_original_test_is_restored_in_a_copy(tmp_path: Path) -> None:
 def test_without_a_baseline_nothing_is_checked(tmp_path: Path) -> None:
     project = _project(tmp_path / "p")
     assert check_protected(project, None, [VERIFY], SubprocessRunner(), 30) is None
+
+
+def _calc_project(root: Path) -> Path:
+    """A project whose one test fails: `add` subtracts."""
+    (root / "tests").mkdir(parents=True)
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n", "utf-8")
+    (root / "tests" / "test_calc.py").write_text(
+        "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n", "utf-8"
+    )
+    return root
+
+
+PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+
+
+def test_a_new_test_module_that_patches_the_code_is_left_out(tmp_path: Path) -> None:
+    """The agent adds `tests/test_zz.py`, which replaces `calc.add` at import: its tree passes
+    under real pytest, the original tests without that module fail."""
+    project = _calc_project(tmp_path / "p")
+    baseline = _baseline(project)
+    (project / "tests" / "test_zz.py").write_text(
+        "import calc\ncalc.add = lambda a, b: a + b\n\n\ndef test_zz():\n    pass\n", "utf-8"
+    )
+    agent_run = SubprocessRunner().run(PYTEST.split(), cwd=project, timeout_s=60)
+    assert agent_run.exit_code == 0, agent_run.output
+    replay = check_protected(project, baseline, [PYTEST], SubprocessRunner(), 60)
+    assert replay is not None and not replay.passed
+    assert [(c.path, c.kind) for c in replay.changes] == [("tests/test_zz.py", "added")]
+    assert "1 failed" in replay.runs[0].output_tail
+
+
+def test_an_honest_new_test_still_proves_a_real_fix(tmp_path: Path) -> None:
+    """The agent fixes `add` and adds a test of its own: the original tests pass without it."""
+    project = _calc_project(tmp_path / "p")
+    baseline = _baseline(project)
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n", "utf-8")
+    (project / "tests" / "test_more.py").write_text(
+        "import calc\n\n\ndef test_zero():\n    assert calc.add(0, 0) == 0\n", "utf-8"
+    )
+    replay = check_protected(project, baseline, [PYTEST], SubprocessRunner(), 60)
+    assert replay is not None and replay.passed, replay
+    assert "1 passed" in replay.runs[0].output_tail
+
+
+def test_a_new_test_file_the_verify_names_is_kept(tmp_path: Path) -> None:
+    """The user's verify names a test file the agent was to write: the replay keeps it."""
+    project = _calc_project(tmp_path / "p")
+    baseline = _baseline(project)
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n", "utf-8")
+    (project / "tests" / "test_new.py").write_text("def test_new():\n    pass\n", "utf-8")
+    verify = f"{PYTEST} tests/test_new.py"
+    replay = check_protected(project, baseline, [verify], SubprocessRunner(), 60)
+    assert replay is not None and replay.passed, replay
+
+
+def test_a_pytest_shim_in_the_project_proves_nothing(tmp_path: Path) -> None:
+    """A `pytest.py` that exits 0: `python -m pytest` runs it, prints no summary, and the
+    verify does not pass; the replay runs the real pytest without it, and fails."""
+    from goalkeeper.engine.goal_io import run_verification
+
+    project = _calc_project(tmp_path / "p")
+    baseline = _baseline(project)
+    (project / "pytest.py").write_text("raise SystemExit(0)\n", "utf-8")
+    (run,) = run_verification([PYTEST], project, SubprocessRunner(), 60)
+    assert run.exit_code == 0 and run.no_tests and not run.passed
+    replay = check_protected(project, baseline, [PYTEST], SubprocessRunner(), 60)
+    assert replay is not None and not replay.passed
+    assert [(c.path, c.kind) for c in replay.changes] == [("pytest.py", "added")]

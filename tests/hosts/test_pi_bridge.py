@@ -62,7 +62,7 @@ class Timers:
 def shell_ok(argv: Sequence[str]) -> Completed:
     """Verification commands pass; git says this is no repository."""
     if not any(word.endswith("git") for word in argv):
-        return Completed(tuple(argv), 0, "1 passed")
+        return Completed(tuple(argv), 0, "1 passed in 0.01s")
     return Completed(tuple(argv), 1, "fatal: not a git repository")
 
 

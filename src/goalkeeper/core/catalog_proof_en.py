@@ -5,10 +5,10 @@ from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     # -- protected tests (goal verify) --------------------------------------------------------
-    "proof.verify.no_tests": "exit 0, but no test ran",
+    "proof.verify.no_tests": "exit 0, but nothing shows that a test ran",
     "proof.tests.modified": "- {path}: changed",
     "proof.tests.deleted": "- {path}: deleted",
-    "proof.tests.added": "- {path}: added (test configuration)",
+    "proof.tests.added": "- {path}: added",
     "proof.tests.more": "- … and {n} more",
     "proof.tests.held": (
         "The verification passes, but only with your changes to the tests. goalkeeper ran it again "

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     # -- protected tests (goal verify) --------------------------------------------------------
-    "proof.verify.no_tests": "退出码 0，但没有运行任何测试",
+    "proof.verify.no_tests": "退出码 0，但看不出有任何测试运行过",
     "proof.tests.modified": "- {path}：已改动",
     "proof.tests.deleted": "- {path}：已删除",
-    "proof.tests.added": "- {path}：新增（测试配置）",
+    "proof.tests.added": "- {path}：新增",
     "proof.tests.more": "- ……另有 {n} 个",
     "proof.tests.held": (
         "验证通过了，但只是因为你改动了测试。goalkeeper 用设定目标时的原始测试、在你的代码上重新运行了验证，"

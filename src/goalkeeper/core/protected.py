@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,9 +26,20 @@ CONFIG_FILES = frozenset(
     {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "package.json", "noxfile.py"}
     | {"Makefile", "makefile", "GNUmakefile", "conftest.py", ".mocharc.json", ".mocharc.yml"}
     | {".mocharc.js", ".mocharc.cjs", "karma.conf.js"}
+    | {"pytest.py", "py.py", "unittest.py", "sitecustomize.py", "usercustomize.py"}
 )
-"""Configuration that decides what the test command does (its name anywhere in the tree)."""
-CONFIG_PATTERNS = ("jest.config.*", "vitest.config.*", "vitest.workspace.*", "playwright.config.*")
+"""Configuration that decides what the test command does (its name anywhere in the tree), and
+modules that replace the test runner or run at interpreter start-up: ``python -m pytest``
+imports a ``pytest.py`` in the project folder before the real one."""
+RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "unittest", "pluggy"})
+"""Packages by those names, anywhere in the tree, shadow the runner just the same."""
+CONFIG_PATTERNS = (
+    "jest.config.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "playwright.config.*",
+    "*.pth",
+)
 PACKAGE_KEYS = ("jest", "vitest", "mocha", "ava", "c8", "nyc")
 """``package.json`` keys that configure a test runner, besides its scripts."""
 
@@ -52,7 +64,10 @@ def is_protected(path: str) -> bool:
 def is_test_config(path: str) -> bool:
     """Whether ``path`` configures how tests run (``conftest.py``, ``pytest.ini`` …): a new one
     changes what the old tests do, unlike a new test file."""
-    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in RUNNER_PACKAGES for part in parts[:-1]):
+        return True
     return name in CONFIG_FILES or any(fnmatch.fnmatch(name, p) for p in CONFIG_PATTERNS)
 
 
@@ -73,9 +88,11 @@ def protected_digest(path: str, content: bytes) -> str:
 def changed_tests(
     baseline: Mapping[str, str], current: Mapping[str, str]
 ) -> tuple[TestChange, ...]:
-    """Protected files whose digest differs from the baseline, or that are gone, and test
-    configuration that is new (a ``conftest.py`` that drops tests). New test files are the
-    agent's new tests: they are kept and run, not a change of the old ones."""
+    """Protected files whose digest differs from the baseline, or that are gone, or that are
+    new: new test configuration (a ``conftest.py`` that drops tests) and new test files alike,
+    since a new test module can change what the old ones test (``calc.add = …`` at import).
+    The replay runs the original tests without them; an honest agent's new tests do not make
+    its fix pass there, nor fail."""
     out: list[TestChange] = []
     for path in sorted(baseline):
         now = current.get(path)
@@ -84,9 +101,30 @@ def changed_tests(
         elif now != baseline[path]:
             out.append(TestChange(path, "modified"))
     for path in sorted(current):
-        if path not in baseline and is_test_config(path):
+        if path not in baseline:
             out.append(TestChange(path, "added"))
     return tuple(out)
+
+
+def named_test_files(commands: Sequence[str]) -> frozenset[str]:
+    """Test files the approved verify ``commands`` name word for word (``pytest
+    tests/test_new.py``, ``tests/test_new.py::test_x``): the user asked for those tests, so a
+    new one is kept in the replay rather than left out with the agent's other new tests."""
+    from goalkeeper.core.argv import command_argv
+
+    named: set[str] = set()
+    for command in commands:
+        words = command_argv(command)
+        for before, word in itertools.pairwise(words):
+            if before in _VALUE_OPTIONS:
+                continue  # `-k test_new.py`, `--ignore tests/test_b.py`: not a selection
+            path = word.split("::", 1)[0].removeprefix("./")
+            if path and not path.startswith("-") and is_test_path(path, DEFAULT_TEST_GLOBS):
+                named.add(path)
+    return frozenset(named)
+
+
+_VALUE_OPTIONS = frozenset({"-k", "-m", "-p", "-c", "-o", "--deselect", "--ignore", "--rootdir"})
 
 
 def _pyproject_tests(content: bytes) -> bytes:

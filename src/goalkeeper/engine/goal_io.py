@@ -30,6 +30,7 @@ from goalkeeper.core.values import (
 from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
+    from goalkeeper.core.test_summary import TestSummary
     from goalkeeper.store.db import Store
 
 
@@ -203,12 +204,23 @@ def run_verification(
             done.output_tail,
             done.timed_out,
             time.monotonic() - started,
-            no_tests=done.exit_code == 0 and summary.known and summary.executed == 0,
+            no_tests=done.exit_code == 0 and _shows_no_test(command, summary),
         )
         runs.append(run)
         if not run.passed:
             break
     return tuple(runs)
+
+
+def _shows_no_test(command: str, summary: TestSummary) -> bool:
+    """A passing exit that proves nothing: the runner's summary says no test ran, or the
+    command runs pytest and prints no pytest summary at all (a ``pytest.py`` in the project
+    that exits 0, ``-qq``): pytest always prints one."""
+    from goalkeeper.core.argv import command_argv, runner_of
+
+    if summary.known:
+        return summary.executed == 0
+    return runner_of(command_argv(command)) == "pytest"
 
 
 def iso(now: float) -> str:

@@ -3,10 +3,11 @@
 When a protected file (``core.protected``) changed since the goal was set, the agent's tests
 may pass only because the agent changed them (``assert True``, a deselect in ``addopts``, a
 conftest that drops the failing test). So the verify runs once more in a scratch copy of the work
-tree: the agent's code, its new test files, and the original protected files restored over its
-changes. The user's tree is never touched. Dependency folders (``node_modules``, ``.venv`` …)
-are linked, not copied; a tree too large to copy is reported, and then the goal is not proven.
-Runs outside the state transaction, like every verification.
+tree: the agent's code with the original protected files restored over its changes, and
+without the test files it added (a new module can patch the code under test at import) unless
+the approved verify names them. The user's tree is never touched. Dependency folders
+(``node_modules``, ``.venv`` …) are linked, not copied; a tree too large to copy is reported,
+and then the goal is not proven. Runs outside the state transaction, like every verification.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goalkeeper.core.protected import changed_tests
+from goalkeeper.core.protected import changed_tests, named_test_files
 from goalkeeper.core.values import TestReplay
 
 if TYPE_CHECKING:
@@ -67,9 +68,12 @@ def check_protected(
             _copy_tree(project, tree)
         except (_TooLarge, OSError) as exc:
             return TestReplay(changes, problem=str(exc) or type(exc).__name__)
+        keep = named_test_files(commands)
         for change in changes:
             target = tree / change.path
-            if change.kind == "added":  # new test configuration: not there originally
+            if change.kind == "added":  # not there when the goal was set
+                if change.path in keep:
+                    continue
                 if target.is_symlink() or target.exists():
                     _remove(target)
                 continue
