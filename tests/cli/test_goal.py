@@ -249,7 +249,12 @@ def test_clear_text_names_the_archive(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def block(project: Path, attempts: int) -> None:
-    """Turn the active goal into one the Stop hook paused, as it would write it."""
+    """Turn the active goal into one the Stop hook paused, as it would write it: GOAL.md and
+    the counters it mirrors into the state (a GOAL.md edit alone pauses nothing)."""
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.goalfile import load_goal
+    from goalkeeper.store.trust import record_progress
+
     edit_goal(
         project,
         ("status: active", "status: blocked"),
@@ -261,6 +266,13 @@ def block(project: Path, attempts: int) -> None:
             "  tail: \"boom\\n\"\n  at: '2024-01-01T00:00:00Z'",
         ),
     )
+    doc = load_goal(project)
+    assert doc is not None and doc.goal is not None
+    store = Store(project)
+    with store.transaction() as conn:
+        fields = {"status": "blocked", "attempts": attempts, "blocked_reason": "same failure twice"}
+        record_progress(conn, doc.goal.goal_id, fields)
+    store.close()
 
 
 def test_status_shows_a_blocked_goal_and_its_last_failure(

@@ -69,9 +69,25 @@ def test_no_approval_another_goal_or_a_missing_file() -> None:
     assert judge_goal(None, closed) is None
 
 
-def test_a_paused_or_finished_goal_md_is_not_judged() -> None:
-    """Only a goal goalkeeper would act on is held; a blocked one runs nothing anyway."""
-    assert judge_goal(replace(GOAL, status="blocked", verify=("x",)), APPROVED) is None
+def test_a_paused_or_finished_goal_md_without_an_open_goal_is_not_judged() -> None:
+    """A blocked or complete GOAL.md with no open approved goal runs nothing anyway."""
+    closed = replace(APPROVED, status="complete")
+    assert judge_goal(replace(GOAL, status="complete", verify=("x",)), closed) is None
+    assert judge_goal(replace(GOAL, status="blocked", verify=("x",)), None) is None
+
+
+def test_a_status_written_over_an_open_goal_does_not_end_it() -> None:
+    """The agent writes `status: complete` (or `blocked`) into GOAL.md: the goal stays active
+    and its promise is still judged; only goalkeeper's recorded pause stands."""
+    for status in ("complete", "blocked"):
+        written = replace(GOAL, status=status, blocked_reason="done, trust me")
+        assert judge_goal(written, APPROVED) is None
+        goal = trusted_goal(written, APPROVED)
+        assert (goal.status, goal.blocked_reason) == ("active", None), status
+        weakened = replace(written, verify=("true",))
+        assert judge_goal(weakened, APPROVED).kind == "changed"  # type: ignore[union-attr]
+    paused = replace(APPROVED, status="blocked", blocked_reason="round limit")
+    assert trusted_goal(replace(GOAL, status="complete"), paused).status == "blocked"
 
 
 def test_trusted_goal_keeps_the_stricter_of_both() -> None:

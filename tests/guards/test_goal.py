@@ -192,9 +192,18 @@ def test_no_verify_command_asks_once() -> None:
 
 
 def test_a_blocked_or_missing_goal_is_left_alone() -> None:
-    """Only an active goal is verified; a paused one waits for the user."""
-    assert settle(replace(GOAL, status="blocked"), GoalState(), None).actions == ()
+    """Only an active goal is verified; one goalkeeper paused waits for the user."""
+    paused = replace(APPROVED, status="blocked", blocked_reason="round limit")
+    blocked = replace(GOAL, status="blocked")
+    assert settle(blocked, GoalState(), None, promise=paused).actions == ()
     assert guard.on_event(Settled("s", "x"), GoalState(), ctx_for(None, promise=None)).actions == ()
+
+
+def test_a_status_the_agent_writes_into_goal_md_does_not_end_the_goal() -> None:
+    """`status: complete` or `blocked` written over the open goal: the stop still verifies."""
+    for status in ("complete", "blocked"):
+        actions = settle(replace(GOAL, status=status), GoalState(), None).actions
+        assert [type(a).__name__ for a in actions] == ["Inspect"], status
 
 
 def test_a_removed_goal_file_is_reported_while_the_approved_goal_is_open() -> None:

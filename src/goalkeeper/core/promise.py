@@ -21,6 +21,8 @@ from goalkeeper.core.goal import DEFAULT_RETRIES, DEFAULT_ROUNDS, DEFAULT_TIMEOU
 
 OPEN_STATUSES = ("active", "blocked")
 """A promise still being pursued (not complete, not cleared)."""
+ACTED_ON = ("active", "needs-upgrade")
+"""GOAL.md statuses goalkeeper verifies at a stop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +109,16 @@ def goal_digest(goal: Goal) -> str:
 
 def judge_goal(goal: Goal | None, promise: Promise | None) -> Held | None:
     """None when GOAL.md keeps the approved promise (or there is neither); else why it is held.
-    Only a goal goalkeeper would act on (active or needing an upgrade) is judged: a paused or
-    finished GOAL.md runs nothing anyway."""
+    A GOAL.md goalkeeper would act on (active or needing an upgrade) is judged, and so is any
+    GOAL.md while the approved goal is open: ``status: complete`` or ``blocked`` written over an
+    open goal does not end it (``trusted_goal``), so its promise still counts. A paused or
+    finished GOAL.md with no open goal runs nothing anyway."""
     if goal is None:
         if promise is not None and promise.open:
             return Held("missing", tuple(f"- {line}" for line in _lines(promise)), "")
         return None
-    if goal.status not in ("active", "needs-upgrade"):
+    is_open = promise is not None and promise.open
+    if goal.status not in ACTED_ON and not is_open:
         return None
     digest = goal_digest(goal)
     if promise is None or not promise.open:
@@ -128,16 +133,24 @@ def judge_goal(goal: Goal | None, promise: Promise | None) -> Held | None:
 def trusted_goal(goal: Goal, promise: Promise) -> Goal:
     """``goal`` with no limit above the approved one and no counter below the recorded one: a
     GOAL.md edit can make the loop stricter, never longer (``rounds: 1000``, ``attempts: 0``,
-    ``status: active`` after a pause)."""
-    blocked = promise.status == "blocked" or goal.status == "blocked"
+    ``status: active`` after a pause). Its status is goalkeeper's: an open goal ends only when
+    goalkeeper proves it or pauses it, so ``status: complete`` or ``blocked`` written into
+    GOAL.md leaves it active (the agent's honest exit is the ``[GOAL] blocked:`` marker, which
+    the user is told about)."""
+    if not promise.open:
+        status, reason = goal.status, goal.blocked_reason
+    elif promise.status == "blocked":
+        status, reason = "blocked", promise.blocked_reason or goal.blocked_reason
+    else:
+        status, reason = (goal.status if goal.status in ACTED_ON else "active"), None
     return replace(
         goal,
         rounds=min(goal.rounds, promise.rounds),
         timeout_s=min(goal.timeout_s, promise.timeout_s),
         retries_max=min(goal.retries_max, promise.retries),
         attempts=max(goal.attempts, promise.attempts),
-        status="blocked" if blocked else goal.status,
-        blocked_reason=(goal.blocked_reason or promise.blocked_reason) if blocked else None,
+        status=status,
+        blocked_reason=reason,
     )
 
 
