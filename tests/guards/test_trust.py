@@ -63,6 +63,21 @@ def test_other_files_are_the_agents_to_write(path: str) -> None:
         "bash -c 'goalkeeper allow'",
         "goalkeeper goal accept-tests --yes",
         "echo . | xargs goalkeeper -C goal approve",
+        "echo 'goalkeeper goal approve --yes' | sh",
+        "printf 'goalkeeper allow' |& bash",
+        'echo "$(goalkeeper goal approve --yes)"',
+        "echo `goalkeeper allow`",
+        "bash <<EOF\ngoalkeeper goal accept-tests --yes\nEOF",
+        "cat <<'EOF' | sh\ngoalkeeper allow\nEOF",
+        "python3 - <<EOF\nimport os; os.system('goalkeeper allow')\nEOF",
+        "echo notes >> NOTES.md; goalkeeper goal approve",
+        "git -c alias.x='!goalkeeper allow' x",
+        "X=1 eval 'goalkeeper allow'",
+        'echo "`goalkeeper allow`"',
+        "echo 'x' \"$(goalkeeper goal resume)\"",
+        'echo "it\'s $(goalkeeper goal approve --yes)"',
+        "echo 'a'\\''b' \"$(goalkeeper allow)\"",
+        "echo 'goalkeeper allow' | tee x | sh",
     ],
 )
 def test_shell_commands_that_touch_approvals_are_refused(command: str) -> None:
@@ -79,6 +94,11 @@ def test_shell_commands_that_touch_approvals_are_refused(command: str) -> None:
         'goalkeeper goal set "all tests pass"',
         "grep -rn 'approve' README.md",
         "ls src/.goalkeeper_cache_not_ours",
+        "printf '%s\\n' 'test was wrong (`goalkeeper goal accept-tests`)' >> .agents/goal/GOAL.md",
+        'echo "please run goalkeeper goal approve in your terminal"',
+        "cat >> NOTES.md <<'EOF'\nRun `goalkeeper allow` to trust the config.\nEOF",
+        'git commit -qm "docs: explain goalkeeper goal accept-tests"',
+        "grep -n 'goalkeeper allow' README.md | head -3",
     ],
 )
 def test_ordinary_commands_go_through(command: str) -> None:
@@ -86,8 +106,9 @@ def test_ordinary_commands_go_through(command: str) -> None:
 
 
 def test_approval_command_names_what_it_found() -> None:
-    """Read from the raw text: a nested shell cannot hide it, so a mere mention counts too."""
+    """Read from the raw text: a nested shell cannot hide it; text only printed is not run."""
     assert approval_command("nohup goalkeeper -C /p goal approve -y") == "goalkeeper goal approve"
-    assert approval_command("echo goalkeeper allow") == "goalkeeper allow"
+    assert approval_command("echo goalkeeper allow | sh") == "goalkeeper allow"
+    assert approval_command("echo goalkeeper allow") is None  # printed, not run
     assert approval_command("goalkeeper goal status") is None
     assert approval_command("my-goalkeeper allow") is None

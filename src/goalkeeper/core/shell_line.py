@@ -104,15 +104,30 @@ def base(word: str) -> str:
 
 def without_heredoc_bodies(command: str) -> str:
     """``cat <<EOF … EOF``: keep the command line, drop the body (its text is data)."""
+    return split_heredocs(command)[0]
+
+
+def split_heredocs(command: str) -> tuple[str, list[tuple[str, str]]]:
+    """The command line without heredoc bodies, and each heredoc as (the line that opened it,
+    its body): whether a body is data depends on the command that reads it (``cat`` or
+    ``bash``)."""
     out: list[str] = []
+    docs: list[tuple[str, str]] = []
+    body: list[str] = []
+    opener = ""
     end: str | None = None
     for line in command.split("\n"):
         if end is not None:
             if line.strip() == end:
-                end = None
+                docs.append((opener, "\n".join(body)))
+                end, body = None, []
+            else:
+                body.append(line)
             continue
         out.append(line)
         marker = re.search(r"<<-?\s*['\"]?(?P<word>[A-Za-z_][A-Za-z0-9_]*)['\"]?", line)
         if marker:
-            end = marker.group("word")
-    return "\n".join(out)
+            end, opener = marker.group("word"), line
+    if end is not None:
+        docs.append((opener, "\n".join(body)))  # unterminated: the rest is its body
+    return "\n".join(out), docs

@@ -6,7 +6,9 @@ repair counters) in ``.goalkeeper/``, and the user's own settings in their confi
 tool aimed there, or a shell command that writes, moves or deletes there, is refused; so is a
 shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve``, ``accept-tests``,
 ``resume`` or ``clear``, which also refuse to run in an agent's shell by themselves. It reads
-the call's text, as the question gate does: it is a guard, not a sandbox. Pure.
+the call's text, as the question gate does: it is a guard, not a sandbox. A mention that only
+``echo``, ``printf``, a ``cat`` heredoc or a commit message keeps (the agent telling the user
+which command to run) is not refused. Pure.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from goalkeeper.core.shell_line import ASSIGNMENT, base, cut_line, part_words, split_heredocs
 from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
 from goalkeeper.core.values import Block, Event, Record, ToolCall
 from goalkeeper.guards.spec import Context, Verdict
@@ -74,11 +77,76 @@ def protected(path: str, ctx: Context) -> bool:
 def approval_command(command: str) -> str | None:
     """The approving goalkeeper command a shell line names (``goalkeeper goal approve``), or
     None. Read from the raw text, so wrappers (``env -u X``, ``python -m``, ``xargs``) and
-    nested shells (``bash -c "…"``) cannot hide it."""
+    nested shells (``bash -c "…"``) cannot hide it; a mention that is only text a data program
+    prints or keeps (``printf '… goalkeeper goal accept-tests …' >> NOTES.md``, a ``cat``
+    heredoc, a commit message) is not a command."""
     match = _APPROVAL.search(command)
-    if match is None:
+    if match is None or _only_mentioned(command):
         return None
     return "goalkeeper " + " ".join(match.group("sub").split())
+
+
+DATA_PROGRAMS = frozenset(
+    {"echo", "printf", "cat", "tee", "grep", "egrep", "fgrep", "rg", "head", "tail", "wc"}
+    | {"true", ":", "test", "["}
+)
+"""Programs that only print, search or keep the text they are given: none runs it."""
+_GIT_DATA = frozenset({"commit", "tag"})
+"""``git commit -m …`` / ``git tag -m …``: the message is kept, not run."""
+_EXPANDS = ("$(", "`", "<(", ">(")
+"""Expansions that run a command inside a data program's arguments (outside single quotes)."""
+
+
+def _only_mentioned(command: str) -> bool:
+    """Whether every part of ``command`` that names an approval is a data program's text that
+    nothing runs: no command substitution in it, not piped into a program that could run it,
+    and a heredoc that names one is read by a data program."""
+    line, heredocs = split_heredocs(command)
+    for opener, body in heredocs:
+        if _APPROVAL.search(body) and not all(_data(part) for part, _ in cut_line(opener)):
+            return False
+    parts = cut_line(line)
+    for index, (part, op) in enumerate(parts):
+        if _APPROVAL.search(part) is None:
+            continue
+        if not _data(part) or _expands(part):
+            return False
+        if op in ("|", "|&") and not all(_data(p) for p, _ in parts[index + 1 :]):
+            return False
+    return True
+
+
+def _expands(part: str) -> bool:
+    """Whether ``part`` has a command substitution outside single quotes (which keep
+    `` `…` `` and ``$(…)`` as text; double quotes do not)."""
+    quote = ""
+    i = 0
+    while i < len(part):
+        c = part[i]
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            i += 1  # the next character is literal
+        elif part.startswith(_EXPANDS, i):
+            return True
+        elif c == '"':
+            quote = "" if quote == '"' else '"'
+        elif c == "'" and not quote:
+            quote = "'"
+        i += 1
+    return False
+
+
+def _data(part: str) -> bool:
+    words = part_words(part)
+    while words and ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return False  # unreadable, or nothing but assignments: not proven harmless
+    program = base(words[0])
+    if program == "git":
+        return len(words) > 1 and words[1] in _GIT_DATA
+    return program in DATA_PROGRAMS
 
 
 def _names_user_file(command: str, ctx: Context) -> bool:
