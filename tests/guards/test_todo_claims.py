@@ -806,6 +806,23 @@ def test_a_stop_after_a_refused_completion_tells_the_user() -> None:
     assert not any(a.__class__.__name__ in ("Advise", "Continue") for a in actions)
 
 
+def test_a_refused_native_completion_is_journalled_and_told_at_the_stop() -> None:
+    """Claude Code's own TodoWrite marking an item completed is refused, journalled, and the
+    user hears of it at the next stop (once), though goalkeeper's tree holds no task."""
+    tool = Tool(ctx())
+    item = {"content": "fix add()", "status": "completed", "activeForm": "fixing"}
+    actions = tool.send(ToolCall("s", "TodoWrite", {"todos": [item]}))
+    assert any(isinstance(a, Block) for a in actions)
+    assert tool.records("todo_refused") == [{"tool": "TodoWrite", "reason": "native"}]
+    text = notice(tool.send(Settled("s", "Done: everything is fixed.")))
+    assert text == (
+        "goalkeeper: not done — a task marked completed with TodoWrite was refused (no evidence)."
+    )
+    assert notice(tool.send(Settled("s", "done"))) is None
+    state = GUARD.load_state(GUARD.dump_state(replace(tool.state, native_refused="TaskUpdate")))
+    assert state.native_refused == "TaskUpdate"
+
+
 def test_an_open_gated_todo_is_named_at_every_stop() -> None:
     """An open gated task is named at each stop, alongside the ⑦ ultimatum for the agent."""
     tool = Tool(ctx("zh"))

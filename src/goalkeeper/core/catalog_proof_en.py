@@ -186,6 +186,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.more": " (and {n} more)",
     "todo.stop.refused": "todo #{id}: {why}",
     "todo.stop.deleted": "todo #{id} (deleted): {why}",
+    "todo.stop.native": "a task marked completed with {tool} was refused (no evidence)",
     "todo.stop.open_gated": "todo #{id} is still open, with the gate {gate}",
     "todo.stop.why.tree": "its subtasks are unfinished",
     "todo.stop.why.evidence": "its completion had no valid evidence",

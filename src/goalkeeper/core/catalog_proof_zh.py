@@ -160,6 +160,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.more": "（另有 {n} 项）",
     "todo.stop.refused": "todo #{id}：{why}",
     "todo.stop.deleted": "todo #{id}（已删除）：{why}",
+    "todo.stop.native": "用 {tool} 标记的完成已被拒绝（没有证据）",
     "todo.stop.open_gated": "todo #{id} 仍未完成，声明了门禁 {gate}",
     "todo.stop.why.tree": "其子任务未完成",
     "todo.stop.why.evidence": "其完成没有有效证据",

@@ -112,6 +112,9 @@ class TodosState:
     refused: tuple[tuple[int, str, str], ...] = ()
     """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
     user's notice at a stop."""
+    native_refused: str = ""
+    """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
+    its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
 
 
 _STRUCTURED = ("tree", "storm", "baselines", "task_baselines", "refused")
@@ -199,7 +202,9 @@ def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
         return on_todo_call(ev, s, ctx)
     if ev.name in NATIVE_TODO_TOOLS and _native_completion(ev):
         guide = ctx.say("evidence.guide")
-        return Verdict((Block(ctx.say("todo.native_refused", tool=ev.name, guide=guide)),), s)
+        block = Block(ctx.say("todo.native_refused", tool=ev.name, guide=guide))
+        record = Record("todo_refused", {"tool": ev.name, "reason": "native"})
+        return Verdict((block, record), replace(s, native_refused=ev.name))
     return Verdict(state=s)
 
 
@@ -450,6 +455,9 @@ def stop_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]
         if (gate.test or gate.audit) and task.id not in named:
             items.append(say("todo.stop.open_gated", id=task.id, gate=gate_names(gate)))
     s = replace(s, refused=tuple(kept)) if len(kept) != len(s.refused) else s
+    if s.native_refused:  # told once: the host's list is not goalkeeper's to track
+        items.append(say("todo.stop.native", tool=s.native_refused))
+        s = replace(s, native_refused="")
     if not items:
         return None, s
     shown = "; ".join(items[:STOP_ITEMS])
