@@ -204,3 +204,83 @@ def test_evidence_check_off_checks_nothing(repo: Path) -> None:
         repo, config, complete([{"type": "cmd", "cmd": f"{sys.executable} check.py", "exit": 0}])
     )
     assert isinstance(answer, Reply)
+
+
+def _prompt(project: Path, config: Config, text: str = "fix add() and make the tests pass") -> None:
+    from goalkeeper.core.values import UserPrompt
+
+    sup = Supervisor(project, config, host="test", capabilities=CLAUDE_CAPABILITIES)
+    try:
+        sup.handle([UserPrompt("s", text)])
+    finally:
+        sup.store.close()
+
+
+def _calc(project: Path, body: str = "return a - b") -> None:
+    (project / "calc.py").write_text(f"def add(a, b):\n    {body}\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        ("tests/test_calc.py", "import calc\n\n\ndef test_add():\n    assert True\n"),
+        ("conftest.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"),
+        ("tests/test_zz.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"),
+    ],
+)
+def test_a_test_gate_passing_only_with_changed_tests_is_refused(
+    tmp_path: Path, cheat: tuple[str, str]
+) -> None:
+    """The tests are kept at the user's first prompt; the agent weakens them (`assert True`, a
+    conftest or a new test module that patches the code under test) and claims the gate:
+    goalkeeper's re-run passes in the agent's tree, but run again against the kept tests it
+    fails, and the completion is refused naming the change. Fixing the code completes it."""
+    _calc(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_calc.py").write_text(
+        "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n\n\n"
+        "def test_other():\n    assert calc.add(0, 0) == 0\n",
+        encoding="utf-8",
+    )
+    config = Config(evidence_commands=(PYTEST,))
+    _prompt(tmp_path, config)
+    call(tmp_path, config, {"action": "create", "subject": "add()", "metadata": {"gate": "test"}})
+    path, content = cheat
+    (tmp_path / path).write_text(content, encoding="utf-8")
+    claim = complete([{"type": "cmd", "cmd": f"{PYTEST} -q", "exit": 0}])
+    refused = call(tmp_path, config, claim)
+    assert isinstance(refused, Block), refused
+    assert "only with your changes to the tests" in refused.reason
+    assert f"- {path}: " in refused.reason and "1 failed" in refused.reason
+    if path == "tests/test_calc.py":  # the test put back
+        (tmp_path / path).write_text(
+            "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n", encoding="utf-8"
+        )
+    else:
+        (tmp_path / path).unlink()
+    _calc(tmp_path, "return a + b")
+    assert isinstance(call(tmp_path, config, claim), Reply)
+
+
+def test_the_user_accepts_a_corrected_test_for_the_sessions_test_gates(tmp_path: Path) -> None:
+    """A test that was itself wrong: the gate is refused against the kept tests until the user
+    runs `goalkeeper goal accept-tests` in their terminal (no goal needed), then it completes."""
+    _calc(tmp_path, "return a + b")
+    (tmp_path / "tests").mkdir()
+    test_file = tmp_path / "tests" / "test_calc.py"
+    test_file.write_text("import calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 5\n")
+    config = Config(evidence_commands=(PYTEST,))
+    _prompt(tmp_path, config)
+    call(tmp_path, config, {"action": "create", "subject": "add()", "metadata": {"gate": "test"}})
+    test_file.write_text("import calc\n\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n")
+    claim = complete([{"type": "cmd", "cmd": f"{PYTEST} -q", "exit": 0}])
+    assert isinstance(call(tmp_path, config, claim), Block)
+    names = ("CLAUDECODE", "PI_CODING_AGENT", "AI_AGENT", "CODEX_", "GEMINI_CLI", "GOALKEEPER_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(names)}
+    accepted = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(tmp_path), "goal", "accept-tests", "--yes"],
+        env={**env, "GOALKEEPER_SERVER": "off"}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "+    assert calc.add(2, 2) == 4" in accepted.stdout
+    assert isinstance(call(tmp_path, config, claim), Reply)

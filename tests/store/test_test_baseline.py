@@ -7,9 +7,12 @@ from pathlib import Path
 
 from goalkeeper.store.db import Store
 from goalkeeper.store.test_baseline import (
+    KEPT_SESSIONS,
     MAX_FILE_BYTES,
     current_digests,
+    keep_tests,
     load_baseline,
+    session_keys,
     snapshot,
     take_baseline,
 )
@@ -57,3 +60,22 @@ def test_a_changed_file_has_another_digest(tmp_path: Path) -> None:
     before = current_digests(project)
     (project / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n", "utf-8")
     assert current_digests(project)["tests/test_a.py"] != before["tests/test_a.py"]
+
+
+def test_session_tests_are_kept_once_and_only_the_newest_stay(tmp_path: Path) -> None:
+    """`keep_tests` takes a session's baseline once; a later prompt of the same session keeps
+    the first one; past `KEPT_SESSIONS`, the oldest session baselines are dropped."""
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert 1\n", "utf-8")
+    store = Store(tmp_path)
+    with store.transaction() as conn:
+        assert keep_tests(conn, "session:first", tmp_path, 1.0)
+        (tmp_path / "test_a.py").write_text("def test_a():\n    assert True\n", "utf-8")
+        assert not keep_tests(conn, "session:first", tmp_path, 2.0)
+        kept = load_baseline(conn, "session:first")
+        assert kept is not None and kept.contents["test_a.py"].endswith(b"assert 1\n")
+        for n in range(KEPT_SESSIONS + 2):
+            keep_tests(conn, f"session:s{n}", tmp_path, 10.0 + n)
+        keys = session_keys(conn)
+    store.close()
+    assert len(keys) == KEPT_SESSIONS and keys[0] == f"session:s{KEPT_SESSIONS + 1}"
+    assert "session:first" not in keys

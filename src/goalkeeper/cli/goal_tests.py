@@ -19,23 +19,29 @@ MAX_DIFF_LINES = 200
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
-    """Accept the test files and test configuration as they are now as the goal's tests.
+    """Accept the test files and test configuration as they are now as the ones to check.
 
     When the goal was set, goalkeeper kept its tests (every test file, conftest.py, pytest's
-    settings, package.json's scripts, the Makefile ...). A verification that passes only with
-    changes to them is not proven: goalkeeper runs it again against the original tests. If the
-    change was right (a test that was wrong), accept it here: this shows the diff and makes the
-    tests as they are now the ones the goal is checked against. Run it in your own terminal: it
-    refuses to run inside an agent's shell.
+    settings, package.json's scripts, the Makefile ...); it also keeps them at your first
+    prompt of each session, for todos with a test gate. A verification or a test gate that
+    passes only with changes to them is not proven: goalkeeper runs it again against the
+    original tests. If the change was right (a test that was wrong), accept it here: this shows
+    the diff and makes the tests as they are now the ones the goal and the sessions' test gates
+    are checked against. Run it in your own terminal: it refuses to run inside an agent's shell.
 
-    Exit status: 0 when accepted (or nothing changed), 1 when there is no approved goal or you
+    Exit status: 0 when accepted (or nothing changed), 1 when nothing is kept to accept or you
     declined, 2 inside an agent's shell.
     """
     refuse_in_agent_shell("goal accept-tests")
     from goalkeeper.core.protected import changed_tests
     from goalkeeper.store.db import Store
     from goalkeeper.store.goalfile import load_goal
-    from goalkeeper.store.test_baseline import current_digests, load_baseline, take_baseline
+    from goalkeeper.store.test_baseline import (
+        current_digests,
+        load_baseline,
+        session_keys,
+        take_baseline,
+    )
     from goalkeeper.store.trust import current_promise
 
     doc = load_goal(app.project)
@@ -44,31 +50,33 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
     try:
         with store.transaction() as conn:
             promise = current_promise(conn, goal_id)
-            baseline = load_baseline(conn, promise.goal_id) if promise is not None else None
-        if promise is None:
-            raise fail("no approved goal here; set one first: goalkeeper goal set …", 1)
+            keys = ([promise.goal_id] if promise is not None else []) + session_keys(conn)
+            baseline = load_baseline(conn, keys[0]) if keys else None
+        if not keys:
+            raise fail("no approved goal here and no session's tests kept: nothing to accept", 1)
         changes = changed_tests(baseline.digests, current_digests(app.project)) if baseline else ()
         if baseline is not None and not changes:
             if as_json:
                 echo_json({"accepted": False, "changes": []})
             else:
-                click.echo("Nothing to accept: the goal's tests are as they were.")
+                click.echo("Nothing to accept: the tests are as they were.")
             return int(ExitCode.OK)
         if not as_json:
             click.echo(_diff(app, baseline, changes))
         asked = not yes and not as_json
-        if asked and not click.confirm("Accept these tests as the goal's tests?", default=False):
-            click.echo("Not accepted; the goal is checked against the original tests.")
+        if asked and not click.confirm("Accept these tests as the ones to check?", default=False):
+            click.echo("Not accepted; goalkeeper checks against the original tests.")
             return int(ExitCode.NOT_PASSED)
         with store.transaction() as conn:
-            kept = take_baseline(conn, promise.goal_id, app.project, time.time())
+            for key in keys:
+                kept = take_baseline(conn, key, app.project, time.time())
     finally:
         store.close()
     if as_json:
         listed = [{"path": c.path, "kind": c.kind} for c in changes]
         echo_json({"accepted": True, "changes": listed, "protected": kept})
     else:
-        click.echo(f"Accepted: the goal is now checked against these tests ({kept} files).")
+        click.echo(f"Accepted: goalkeeper now checks against these tests ({kept} files).")
     return int(ExitCode.OK)
 
 

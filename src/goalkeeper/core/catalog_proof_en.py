@@ -133,6 +133,14 @@ MESSAGES: dict[str, str] = {
         "none is approved for this project yet; the user can set test-command in .goalkeeper.toml "
         "and run `goalkeeper allow`"
     ),
+    "todo.gate.tests_changed": (
+        "goalkeeper: task #{id} declares a test gate; goalkeeper re-ran `{cmd}` and it passed, "
+        "but only with your changes to the tests. Run again with the tests as they were when the "
+        "user set this session going, over your code, it fails:\n{changed}\n\nThe original "
+        "tests say, last lines:\n{tail}\n\nFix the code so the original tests pass and put the "
+        "tests back. If a test itself was wrong, say so and ask the user to accept the change: "
+        "only they can (`goalkeeper goal accept-tests`)."
+    ),
     "todo.gate.no_tests": (
         "goalkeeper: task #{id} declares a test gate; goalkeeper re-ran `{cmd}` and it exited 0 "
         "but ran no tests ({summary}). A test gate needs a run that executes at least one test: "
@@ -194,6 +202,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.why.effect": "it was claimed with effect evidence despite its gate",
     "todo.stop.why.gate_kept": "it tried to drop its gate",
     "todo.stop.why.test_failed": "its test run failed ({detail})",
+    "todo.stop.why.tests_changed": "its tests pass only with the agent's changes to them",
     "todo.stop.why.no_tests": "its test run ran no tests",
     "todo.stop.why.narrowed": "its test run ran a selection of the tests",
     "todo.stop.why.no_summary": "its test run showed no test summary",

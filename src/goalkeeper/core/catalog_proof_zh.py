@@ -119,6 +119,12 @@ MESSAGES: dict[str, str] = {
     "todo.gate.none_approved": (
         "本项目尚未批准任何测试命令；用户可以在 .goalkeeper.toml 中设置 test-command 并运行 `goalkeeper allow`"
     ),
+    "todo.gate.tests_changed": (
+        "goalkeeper: 任务 #{id} 声明了 test 门禁；goalkeeper 重跑了 `{cmd}`，它通过了，但只是因为你改动了测试。"
+        "用用户启动本会话时的原始测试、在你的代码上再运行一次，它失败了：\n{changed}\n\n原始测试的最后几行输出："
+        "\n{tail}\n\n请修改代码让原始测试通过，并把测试改回去。如果确实是测试本身有误，请说明理由并请用户接受这次改动："
+        "只有用户可以（`goalkeeper goal accept-tests`）。"
+    ),
     "todo.gate.no_tests": (
         "goalkeeper: 任务 #{id} 声明了 test 门禁；goalkeeper 重跑了 `{cmd}`，exit 为 0，但没有运行任何测试"
         "（{summary}）。test 门禁需要至少执行一个测试的运行：请选择确实存在的测试，或先写出测试。"
@@ -168,6 +174,7 @@ MESSAGES: dict[str, str] = {
     "todo.stop.why.effect": "它带门禁却用 effect 证据声称完成",
     "todo.stop.why.gate_kept": "它试图去掉自己的门禁",
     "todo.stop.why.test_failed": "其测试运行失败（{detail}）",
+    "todo.stop.why.tests_changed": "它的测试只有在代理改动测试后才通过",
     "todo.stop.why.no_tests": "其测试运行没有执行任何测试",
     "todo.stop.why.narrowed": "它的测试运行只跑了部分测试",
     "todo.stop.why.no_summary": "其测试运行没有给出测试汇总",

@@ -278,6 +278,9 @@ class CommandFact:
     approved: tuple[str, ...] = field(default=(), compare=False)
     """The commands goalkeeper may re-run, each with test-selection arguments (what a refusal
     names instead)."""
+    replay: TestReplay | None = field(default=None, compare=False)
+    """A passing re-run, run again against the tests as they were when the user last set the
+    session going (``Inspect.protect``); None when not asked or nothing was kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +342,17 @@ class Inspect:
     verify_timeout_s: float = 120.0
     tamper: bool = False
     """Compare the test files with the fingerprint taken when the goal was set."""
+    protect: str = ""
+    """The key of kept tests (``KeepTests``): a passing re-run of ``commands`` is run again
+    against them when the agent changed them since."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeepTests:
+    """Keep the project's test files and test configuration as they are now under ``key``,
+    unless something is kept there already: the tests a todo's test gate is later held to."""
+
+    key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +441,7 @@ Action = (
     | SetGoal
     | ApproveGoal
     | AcceptPlan
+    | KeepTests
     | WriteGoal
     | Retry
     | Ask

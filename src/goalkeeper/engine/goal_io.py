@@ -190,37 +190,50 @@ def run_verification(
     failure. Callers pass only commands the user approved: each runs as an argument vector,
     and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
     from goalkeeper.core.argv import command_argv
-    from goalkeeper.core.test_summary import parse_test_summary
-    from goalkeeper.engine.inspect import run_project_command
 
     runs: list[VerifyRun] = []
     for command in commands:
-        started = time.monotonic()
-        done = run_project_command(command_argv(command), project, runner, timeout_s, sandbox)
-        summary = parse_test_summary(done.output_tail)
-        run = VerifyRun(
-            command,
-            done.exit_code,
-            done.output_tail,
-            done.timed_out,
-            time.monotonic() - started,
-            no_tests=done.exit_code == 0 and _shows_no_test(command, summary),
-        )
+        run = run_argv(command, command_argv(command), project, runner, timeout_s, sandbox)
         runs.append(run)
         if not run.passed:
             break
     return tuple(runs)
 
 
-def _shows_no_test(command: str, summary: TestSummary) -> bool:
+def run_argv(
+    label: str,
+    argv: Sequence[str],
+    project: Path,
+    runner: Runner,
+    timeout_s: float,
+    sandbox: str,
+) -> VerifyRun:
+    """Run one approved argument vector in ``project`` as a verification named ``label``."""
+    from goalkeeper.core.test_summary import parse_test_summary
+    from goalkeeper.engine.inspect import run_project_command
+
+    started = time.monotonic()
+    done = run_project_command(argv, project, runner, timeout_s, sandbox)
+    summary = parse_test_summary(done.output_tail)
+    return VerifyRun(
+        label,
+        done.exit_code,
+        done.output_tail,
+        done.timed_out,
+        time.monotonic() - started,
+        no_tests=done.exit_code == 0 and _shows_no_test(argv, summary),
+    )
+
+
+def _shows_no_test(argv: Sequence[str], summary: TestSummary) -> bool:
     """A passing exit that proves nothing: the runner's summary says no test ran, or the
     command runs pytest and prints no pytest summary at all (a ``pytest.py`` in the project
     that exits 0, ``-qq``): pytest always prints one."""
-    from goalkeeper.core.argv import command_argv, runner_of
+    from goalkeeper.core.argv import runner_of
 
     if summary.known:
         return summary.executed == 0
-    return runner_of(command_argv(command)) == "pytest"
+    return runner_of(argv) == "pytest"
 
 
 def iso(now: float) -> str:

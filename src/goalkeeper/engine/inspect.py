@@ -36,7 +36,10 @@ def gather_facts(
     config: Config,
     runner: Runner,
     baseline: Baseline | None = None,
+    kept: Baseline | None = None,
 ) -> Facts:
+    """What ``request`` asks for. ``baseline``: the goal's protected tests, for a passing
+    verify; ``kept``: the tests ``request.protect`` names, for a passing re-run."""
     files = tuple(_file_fact(project, path) for path in request.files)
     if files:
         from goalkeeper.engine.git import read_changed_files
@@ -52,6 +55,8 @@ def gather_facts(
     commands = tuple(
         _command_fact(cmd, allowed, project, config, runner) for cmd in request.commands
     )
+    if kept is not None:
+        commands = tuple(_protected(fact, project, config, runner, kept) for fact in commands)
     verify: tuple[VerifyRun, ...] = ()
     tamper = None
     if request.verify:
@@ -277,6 +282,20 @@ def _command_fact(
         seconds=round(time.monotonic() - started, 3),
         approved=allowed,
     )
+
+
+def _protected(
+    fact: CommandFact, project: Path, config: Config, runner: Runner, kept: Baseline
+) -> CommandFact:
+    """A passing re-run, run again against the kept tests where the agent changed them."""
+    if not fact.allowed or fact.exit_code != 0 or fact.timed_out or not fact.argv:
+        return fact
+    from goalkeeper.engine.replay import replay_argv
+
+    replay = replay_argv(
+        project, kept, fact.argv, runner, config.evidence_timeout_s, sandbox=config.sandbox
+    )
+    return replace(fact, replay=replay)
 
 
 def _resolved(project: Path, path: str) -> str:

@@ -22,6 +22,7 @@ from goalkeeper.core.values import (
     Close,
     Compact,
     Continue,
+    KeepTests,
     Notify,
     Pause,
     Record,
@@ -30,6 +31,9 @@ from goalkeeper.core.values import (
     SetGoal,
     WriteGoal,
 )
+
+ENGINE_WRITES = (SetGoal, WriteGoal, ApproveGoal, AcceptPlan, KeepTests)
+"""Actions the engine carries out after the transaction (files, kept tests, approvals)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +73,7 @@ def merge_actions(
     replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
     # files the engine changes after the transaction: kept whatever else is decided
-    writes = [a for a in actions if isinstance(a, SetGoal | WriteGoal | ApproveGoal | AcceptPlan)]
+    writes = [a for a in actions if isinstance(a, ENGINE_WRITES)]
     retries = [a for a in actions if isinstance(a, Retry)]
     records: list[Action] = [a for a in actions if isinstance(a, Record)]
     asks = [a for a in actions if isinstance(a, Ask)]

@@ -16,12 +16,12 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goalkeeper.core.protected import changed_tests, named_test_files
-from goalkeeper.core.values import TestReplay
+from goalkeeper.core.values import TestReplay, VerifyRun
 
 if TYPE_CHECKING:
     from goalkeeper.engine.ports import Runner
@@ -52,6 +52,45 @@ def check_protected(
 ) -> TestReplay | None:
     """The protected tests at a passing verify of ``commands``: None without a baseline;
     no changes, or the changes and the verify run against the original tests."""
+    from goalkeeper.engine.goal_io import run_verification
+
+    def run(tree: Path) -> tuple[VerifyRun, ...]:
+        return run_verification(commands, tree, runner, timeout_s, sandbox=sandbox)
+
+    return _replay(project, baseline, named_test_files(commands), run)
+
+
+def replay_argv(
+    project: Path,
+    baseline: Baseline | None,
+    argv: Sequence[str],
+    runner: Runner,
+    timeout_s: float,
+    *,
+    sandbox: str = "off",
+) -> TestReplay | None:
+    """``check_protected`` for one command goalkeeper re-ran as ``argv`` (a todo's test gate:
+    an approved command with its test-selection arguments)."""
+    import shlex
+
+    from goalkeeper.engine.goal_io import run_argv
+
+    label = shlex.join(argv)
+
+    def run(tree: Path) -> tuple[VerifyRun, ...]:
+        return (run_argv(label, argv, tree, runner, timeout_s, sandbox),)
+
+    return _replay(project, baseline, named_test_files([label]), run)
+
+
+def _replay(
+    project: Path,
+    baseline: Baseline | None,
+    keep: frozenset[str],
+    run: Callable[[Path], tuple[VerifyRun, ...]],
+) -> TestReplay | None:
+    """Copy the work tree, restore the baseline's files over it, leave out the files added
+    since (but ``keep``), and ``run`` there."""
     if baseline is None:
         return None
     from goalkeeper.store.test_baseline import current_digests
@@ -59,8 +98,6 @@ def check_protected(
     changes = changed_tests(baseline.digests, current_digests(project))
     if not changes:
         return TestReplay()
-    from goalkeeper.engine.goal_io import run_verification
-
     scratch = Path(tempfile.mkdtemp(prefix="goalkeeper-replay-"))
     try:
         tree = scratch / project.name
@@ -68,10 +105,9 @@ def check_protected(
             _copy_tree(project, tree)
         except (_TooLarge, OSError) as exc:
             return TestReplay(changes, problem=str(exc) or type(exc).__name__)
-        keep = named_test_files(commands)
         for change in changes:
             target = tree / change.path
-            if change.kind == "added":  # not there when the goal was set
+            if change.kind == "added":  # not there when the baseline was taken
                 if change.path in keep:
                     continue
                 if target.is_symlink() or target.exists():
@@ -84,8 +120,7 @@ def check_protected(
             if target.is_symlink() or target.is_dir():
                 _remove(target)
             target.write_bytes(original)
-        runs = run_verification(commands, tree, runner, timeout_s, sandbox=sandbox)
-        return TestReplay(changes, runs)
+        return TestReplay(changes, run(tree))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

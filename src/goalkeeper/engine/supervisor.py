@@ -26,6 +26,7 @@ from goalkeeper.core.values import (
     Event,
     Facts,
     Inspect,
+    KeepTests,
     Notify,
     Record,
     SessionStart,
@@ -115,7 +116,10 @@ class Supervisor:
             except _NeedFacts as need:
                 request = _approved_only(need.request, need.promise)
                 baseline = self._baseline(need.promise) if request.tamper else None
-                facts = gather_facts(request, self.project, self.config, self.runner, baseline)
+                kept = self._kept(request.protect) if request.protect else None
+                facts = gather_facts(
+                    request, self.project, self.config, self.runner, baseline, kept
+                )
                 continue
             return self._apply_files(outcome)
         raise AssertionError("unreachable: the last attempt never asks for facts")
@@ -129,10 +133,22 @@ class Supervisor:
         with self.store.transaction() as conn:
             return load_baseline(conn, promise.goal_id)
 
+    def _kept(self, key: str) -> Any:
+        """The tests kept under ``key`` (``KeepTests``), or None."""
+        from goalkeeper.store.test_baseline import load_baseline
+
+        with self.store.transaction() as conn:
+            return load_baseline(conn, key)
+
     def _apply_files(self, outcome: Outcome) -> Outcome:
         """GOAL.md changes happen after the transaction (they may run for a while, and a
         failure there must not roll back the session); what they say is added to the answer."""
         for action in outcome.actions:
+            if isinstance(action, KeepTests):
+                from goalkeeper.store.test_baseline import keep_tests
+
+                with self.store.transaction() as conn:
+                    keep_tests(conn, action.key, self.project, self.clock.now())
             if isinstance(action, AcceptPlan):  # the user's answer in a host dialog
                 from goalkeeper.store.trust import accept_plan
 
@@ -307,7 +323,8 @@ def _combined(asks: Sequence[Inspect]) -> Inspect:
     commands = tuple(dict.fromkeys(c for a in asks for c in a.commands))
     verify = tuple(dict.fromkeys(c for a in asks for c in a.verify))
     timeout = max((a.verify_timeout_s for a in asks), default=120.0)
-    return Inspect(files, commands, verify, timeout, any(a.tamper for a in asks))
+    protect = next((a.protect for a in asks if a.protect), "")
+    return Inspect(files, commands, verify, timeout, any(a.tamper for a in asks), protect)
 
 
 def _event_data(event: Event) -> dict[str, object]:

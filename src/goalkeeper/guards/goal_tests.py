@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from goalkeeper.core.argv import command_argv
+from goalkeeper.core.messages import Say
 from goalkeeper.core.values import Action, Continue, Notify, Pause, Record, TestReplay, VerifyRun
 from goalkeeper.guards.spec import Context
 
@@ -30,11 +31,7 @@ def tests_held(replay: TestReplay, again: bool, path: str, ctx: Context) -> tupl
     """The verify passes, but the original tests fail against the agent's code (or could not be
     run). First time: the agent is sent back; ``again``: the loop pauses for the user."""
     say = ctx.say
-    changed = "\n".join(
-        say(f"proof.tests.{c.kind}", path=c.path) for c in replay.changes[:MAX_NAMED]
-    )
-    if len(replay.changes) > MAX_NAMED:
-        changed += "\n" + say("proof.tests.more", n=len(replay.changes) - MAX_NAMED)
+    changed = changes_named(replay, say)
     record = Record(
         "goal_tests_held",
         {
@@ -53,6 +50,16 @@ def tests_held(replay: TestReplay, again: bool, path: str, ctx: Context) -> tupl
         return (Pause(user), record)
     agent = say("proof.tests.held", changed=changed, tail=tail, path=path)
     return (Continue(agent), Notify(user, "warning"), record)
+
+
+def changes_named(replay: TestReplay, say: Say) -> str:
+    """The changed protected files, one line each, the first ``MAX_NAMED``."""
+    changed = "\n".join(
+        say(f"proof.tests.{c.kind}", path=c.path) for c in replay.changes[:MAX_NAMED]
+    )
+    if len(replay.changes) > MAX_NAMED:
+        changed += "\n" + say("proof.tests.more", n=len(replay.changes) - MAX_NAMED)
+    return changed
 
 
 def run_record(run: VerifyRun) -> dict[str, object]:

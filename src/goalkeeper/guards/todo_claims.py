@@ -28,7 +28,7 @@ from goalkeeper.core.evidence import (
 from goalkeeper.core.test_runners import narrows_selection
 from goalkeeper.core.test_summary import TestSummary, parse_test_summary
 from goalkeeper.core.todos import Task, js_str
-from goalkeeper.core.values import CommandFact, Facts, FileFact
+from goalkeeper.core.values import CommandFact, Facts, FileFact, TestReplay
 from goalkeeper.guards.spec import Context
 
 CHANGE_SLACK_S = 2.0  # file mtime vs task creation: clock and timestamp granularity
@@ -80,6 +80,9 @@ def judge_claims(
             detail = ctx.say("todo.timeout") if fact and fact.timed_out else f"exit {js_str(code)}"
             return Judgement(refusal, ("test_failed", detail), tuple(notes), tuple(checked))
         if claim.exit in (None, 0):
+            if fact is not None and fact.replay is not None and not fact.replay.passed:
+                refusal = _tests_changed(task, claim, fact.replay, ctx)
+                return Judgement(refusal, ("tests_changed", ""), tuple(notes), tuple(checked))
             if _whole_suite_passed(fact, summary):
                 proven = True
             else:
@@ -253,6 +256,19 @@ def _unproven_test_gate(
         "no_summary",
         claim.cmd,
     )
+
+
+def _tests_changed(task: Task, claim: CommandClaim, replay: TestReplay, ctx: Context) -> str:
+    """The re-run passed in the agent's tree, but not against the tests kept when the user set
+    the session going (``KeepTests``): the changed files named, the original tests' words."""
+    from goalkeeper.guards.goal_tests import changes_named
+
+    failed = next((r for r in replay.runs if not r.passed), None)
+    tail = (failed.output_tail[-TAIL_QUOTED:].strip() if failed else "") or (
+        replay.problem or "(no output)"
+    )
+    changed = changes_named(replay, ctx.say)
+    return ctx.say("todo.gate.tests_changed", id=task.id, cmd=claim.cmd, changed=changed, tail=tail)
 
 
 def _whole_suite_passed(fact: CommandFact | None, summary: TestSummary | None) -> bool:

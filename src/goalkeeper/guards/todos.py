@@ -56,6 +56,7 @@ from goalkeeper.core.values import (
     Event,
     Facts,
     Inspect,
+    KeepTests,
     Notify,
     Problem,
     Record,
@@ -112,6 +113,9 @@ class TodosState:
     refused: tuple[tuple[int, str, str], ...] = ()
     """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
     user's notice at a stop."""
+    kept_tests: str = ""
+    """The key under which the session's tests were kept at the user's first prompt
+    (``KeepTests``): a test gate's passing re-run is run again against them."""
     native_refused: str = ""
     """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
@@ -186,7 +190,11 @@ class TodosGuard:
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         if isinstance(event, UserPrompt):
-            return Verdict(state=_new_unit(replace(state, last_user_at=ctx.now)))
+            state = _new_unit(replace(state, last_user_at=ctx.now))
+            if state.kept_tests:
+                return Verdict(state=state)
+            key = f"session:{event.session_id}"  # the tests as the user set the work going
+            return Verdict((KeepTests(key),), replace(state, kept_tests=key))
         if isinstance(event, BeforeAgentStart):
             return Verdict(state=replace(state, current_round=state.current_round + 1))
         if isinstance(event, TurnEnd):
@@ -330,7 +338,9 @@ def _completion_gates(
     if mode != "off" and task is not None:
         wanted = commands if rerun else ()
         if (files or wanted) and ctx.facts is None:
-            return Verdict((Inspect(tuple(f.path for f in files), tuple(c.cmd for c in wanted)),))
+            protect = s.kept_tests if rerun else ""
+            paths, cmds = tuple(f.path for f in files), tuple(c.cmd for c in wanted)
+            return Verdict((Inspect(paths, cmds, protect=protect),))
         if files or wanted:
             judged = judge_claims(
                 task,

@@ -1,4 +1,5 @@
-"""The protected tests of a goal on disk and in the state database.
+"""The protected tests of a goal (or of a session, for todo test gates) on disk and in the
+state database.
 
 ``snapshot`` reads the project's test files and test configuration (``core.protected``) as they
 are now; ``save_baseline`` keeps them with the goal, in ``.goalkeeper/state.db`` where the
@@ -130,6 +131,36 @@ def take_baseline(conn: sqlite3.Connection, goal_id: str, project: Path, now: fl
     save_baseline(conn, goal_id, contents)
     mark_baseline(conn, goal_id, now)
     return len(contents)
+
+
+KEPT_SESSIONS = 8
+"""Session baselines kept (``keep_tests``); older ones are dropped when a new one is taken."""
+
+
+def keep_tests(conn: sqlite3.Connection, key: str, project: Path, now: float) -> bool:
+    """Take ``key``'s baseline unless one is kept already; whether it was taken now. Only the
+    newest ``KEPT_SESSIONS`` session baselines stay: each holds the test files' content."""
+    if conn.execute("SELECT 1 FROM test_baseline_goals WHERE goal_id = ?", (key,)).fetchone():
+        return False
+    take_baseline(conn, key, project, now)
+    old = conn.execute(
+        "SELECT goal_id FROM test_baseline_goals WHERE goal_id LIKE 'session:%' "
+        "ORDER BY taken_at DESC, rowid DESC LIMIT -1 OFFSET ?",
+        (KEPT_SESSIONS,),
+    ).fetchall()
+    for (stale,) in old:
+        conn.execute("DELETE FROM test_baselines WHERE goal_id = ?", (stale,))
+        conn.execute("DELETE FROM test_baseline_goals WHERE goal_id = ?", (stale,))
+    return True
+
+
+def session_keys(conn: sqlite3.Connection) -> list[str]:
+    """The session baselines kept (``keep_tests``), newest first."""
+    rows = conn.execute(
+        "SELECT goal_id FROM test_baseline_goals WHERE goal_id LIKE 'session:%' "
+        "ORDER BY taken_at DESC, rowid DESC"
+    ).fetchall()
+    return [str(key) for (key,) in rows]
 
 
 def digest_of(content: bytes) -> str:
