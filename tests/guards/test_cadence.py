@@ -12,6 +12,7 @@ from goalkeeper.core.values import (
     Close,
     Compact,
     Continue,
+    KeepTests,
     Notify,
     Pause,
     Record,
@@ -278,11 +279,15 @@ def test_a_tool_call_ends_a_stuck_streak() -> None:
 
 
 def test_user_prompt_clears_stuck_counters() -> None:
-    """A real user message is an intervention: stuck counters start over."""
+    """A real user message is an intervention: stuck counters start over. The first one also
+    keeps the session's tests, once."""
     verdict = guard.on_event(
         UserPrompt("s", "try X"), CadenceState(idle_rounds=2, resets=2), context(PLAN)
     )
-    assert verdict.state == CadenceState()
+    assert verdict.state == CadenceState(kept_tests="session:s")
+    assert verdict.actions == (KeepTests("session:s"),)
+    again = guard.on_event(UserPrompt("s", "go on"), verdict.state, context(PLAN))
+    assert again.actions == () and again.state == verdict.state
 
 
 def test_tool_call_events_count_when_the_host_reports_them() -> None:

@@ -28,6 +28,24 @@ MESSAGES: dict[str, str] = {
         "To accept the changed tests, run `goalkeeper goal accept-tests` in your own terminal."
     ),
     # -- checks that ran (cadence) ------------------------------------------------------------
+    "proof.plan_tests.held": (
+        "Not closed: the tests pass only with your changes to them. goalkeeper ran the project's "
+        "tests again with the test files as they were when the user set this session going, over "
+        "your code, and there they fail:\n{changed}\n\nThe original tests say, last lines:\n"
+        "{tail}\n\nFix the code so the original tests pass and put the tests back. If a test itself "
+        "was wrong, say why in {path} and ask the user to accept the change: only they can "
+        "(`goalkeeper goal accept-tests`)."
+    ),
+    "proof.plan_tests.held_user": (
+        "goalkeeper: the plan was not closed: its tests pass only with the agent's changes to "
+        "them:\n{changed}\nAgainst the original tests they fail. Review the change; to accept it, "
+        "run `goalkeeper goal accept-tests` in your own terminal."
+    ),
+    "proof.plan_tests.unchecked_user": (
+        "goalkeeper: the plan was not closed: the tests changed since this session began, and "
+        "goalkeeper could not run them as they were ({problem}):\n{changed}\nTo accept the "
+        "changed tests, run `goalkeeper goal accept-tests` in your own terminal."
+    ),
     "check.ran.passed": "`{command}` (passed)",
     "check.ran.failed": "`{command}` (failed)",
     "check.ran.unknown": "`{command}` (ran, but nothing shows how it ended)",

@@ -24,6 +24,19 @@ MESSAGES: dict[str, str] = {
         "因此目标未被证明：\n{changed}\n要接受改动后的测试，请在你自己的终端里运行 `goalkeeper goal accept-tests`。"
     ),
     # -- checks that ran (cadence) ------------------------------------------------------------
+    "proof.plan_tests.held": (
+        "未收尾：测试只有在你改动测试后才通过。goalkeeper 用用户启动本会话时的测试文件、在你的代码上重新运行了项目的测试，"
+        "结果失败：\n{changed}\n\n原始测试的输出（最后几行）：\n{tail}\n\n请修改代码使原始测试通过，并把测试改回去。"
+        "如果是测试本身有误，请在 {path} 中说明理由，并请用户接受这个改动：只有用户可以（`goalkeeper goal accept-tests`）。"
+    ),
+    "proof.plan_tests.held_user": (
+        "goalkeeper：计划没有收尾：它的测试只有在智能体改动测试后才通过：\n{changed}\n"
+        "用原始测试运行时失败。请审阅这些改动；要接受它们，请在你自己的终端里运行 `goalkeeper goal accept-tests`。"
+    ),
+    "proof.plan_tests.unchecked_user": (
+        "goalkeeper：计划没有收尾：本会话开始以来测试有改动，而 goalkeeper 无法按原样运行它们（{problem}）：\n"
+        "{changed}\n要接受改动后的测试，请在你自己的终端里运行 `goalkeeper goal accept-tests`。"
+    ),
     "check.ran.passed": "`{command}`（通过）",
     "check.ran.failed": "`{command}`（失败）",
     "check.ran.unknown": "`{command}`（已运行，但看不出结果）",

@@ -106,6 +106,12 @@ def changed_tests(
     return tuple(out)
 
 
+def session_key(session_id: str) -> str:
+    """Where a session's tests are kept (``KeepTests``): at the user's first prompt, before the
+    agent could change them; todo test gates and plan closes are held to them."""
+    return f"session:{session_id}"
+
+
 def named_test_files(commands: Sequence[str]) -> frozenset[str]:
     """Test files the approved verify ``commands`` name word for word (``pytest
     tests/test_new.py``, ``tests/test_new.py::test_x``): the user asked for those tests, so a

@@ -328,6 +328,9 @@ class Facts:
     verify: tuple[VerifyRun, ...] = ()
     tamper: TestReplay | None = None
     """The protected tests checked at a passing verify; None when there is no baseline."""
+    kept: TestReplay | None = None
+    """``Inspect.replay_tests``: the kept tests checked; None when nothing was kept or the
+    project has no test command goalkeeper knows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +348,9 @@ class Inspect:
     protect: str = ""
     """The key of kept tests (``KeepTests``): a passing re-run of ``commands`` is run again
     against them when the agent changed them since."""
+    replay_tests: bool = False
+    """Run the project's test command against the tests kept under ``protect`` if the agent
+    changed them (a plan's close): ``Facts.kept``."""
 
 
 @dataclass(frozen=True, slots=True)

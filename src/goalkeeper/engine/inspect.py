@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from goalkeeper.config import Config
 from goalkeeper.core.evidence import PROJECT_FOLDER
-from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, VerifyRun
+from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, TestReplay, VerifyRun
 
 if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
     from goalkeeper.engine.ports import Completed, Runner
@@ -69,15 +69,22 @@ def gather_facts(
             tamper = check_protected(
                 project, baseline, request.verify, runner, timeout, sandbox=config.sandbox
             )
-    return Facts(files, commands, verify, tamper)
+    kept_replay = None
+    if request.replay_tests and kept is not None:
+        kept_replay = _replay_test_command(project, config, runner, kept)
+    return Facts(files, commands, verify, tamper, kept_replay)
 
 
 def allowed_commands(project: Path, config: Config) -> tuple[str, ...]:
     """The commands goalkeeper may re-run as evidence (each with test-selection arguments)."""
+    return (*config.evidence_commands, *test_commands(project, config))
+
+
+def test_commands(project: Path, config: Config) -> tuple[str, ...]:
+    """The project's test commands: the user's ``test-command``, else what its files declare."""
     from goalkeeper.store.project import declared_test_commands
 
-    declared = (config.test_command,) if config.test_command else declared_test_commands(project)
-    return (*config.evidence_commands, *declared)
+    return (config.test_command,) if config.test_command else declared_test_commands(project)
 
 
 def run_project_command(
@@ -281,6 +288,21 @@ def _command_fact(
         argv=decision.argv,
         seconds=round(time.monotonic() - started, 3),
         approved=allowed,
+    )
+
+
+def _replay_test_command(
+    project: Path, config: Config, runner: Runner, kept: Baseline
+) -> TestReplay | None:
+    """The project's test command (the user's ``test-command``, else the one its files declare)
+    run against the kept tests, when the agent changed them; None when there is none."""
+    from goalkeeper.engine.replay import check_protected
+
+    command = next((c for c in test_commands(project, config) if c.strip()), None)
+    if command is None:
+        return None
+    return check_protected(
+        project, kept, [command], runner, config.evidence_timeout_s, sandbox=config.sandbox
     )
 
 

@@ -324,7 +324,8 @@ def _combined(asks: Sequence[Inspect]) -> Inspect:
     verify = tuple(dict.fromkeys(c for a in asks for c in a.verify))
     timeout = max((a.verify_timeout_s for a in asks), default=120.0)
     protect = next((a.protect for a in asks if a.protect), "")
-    return Inspect(files, commands, verify, timeout, any(a.tamper for a in asks), protect)
+    tamper, replay = any(a.tamper for a in asks), any(a.replay_tests for a in asks)
+    return Inspect(files, commands, verify, timeout, tamper, protect, replay)
 
 
 def _event_data(event: Event) -> dict[str, object]:

@@ -39,6 +39,7 @@ from goalkeeper.core.gates import (
 from goalkeeper.core.markers import Marker, normalize_reason, parse_marker
 from goalkeeper.core.messages import Say
 from goalkeeper.core.plan import Plan, PlanDoc
+from goalkeeper.core.protected import session_key
 from goalkeeper.core.values import (
     Action,
     Advise,
@@ -47,6 +48,7 @@ from goalkeeper.core.values import (
     Compact,
     Continue,
     Event,
+    KeepTests,
     Notify,
     Pause,
     Record,
@@ -55,6 +57,7 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
+from goalkeeper.guards.plan_tests import check_close
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 MAX_ITEMS_NAMED = 12  # per gate: enough to act on, short enough to stay one message
@@ -119,6 +122,11 @@ class CadenceState:
     """Digests of the commitments that were open when that count began."""
     blocked_resolved: int = 0
     """How many of those have been closed, rewritten or removed since: progress is more."""
+    kept_tests: str = ""
+    """The key of the tests kept at the user's first prompt (``KeepTests``): a close is held to
+    them (``plan_tests``)."""
+    tests_held: str = ""
+    """The change of the kept tests the last close was held for (said once, then a pause)."""
     named: str = ""
     """The commands the plan's key results named when the user last spoke (one per line,
     ``core.gates.kr_commands``): only those count as a check besides the test runners and the
@@ -145,7 +153,11 @@ class CadenceGuard:
         if isinstance(event, UserPrompt):
             plan = ctx.plan.plan if ctx.plan is not None else None
             named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
-            return Verdict(state=replace(_fresh_start(state), named=named))
+            state = replace(_fresh_start(state), named=named)
+            if state.kept_tests:
+                return Verdict(state=state)
+            key = session_key(event.session_id)  # the tests as the user set the work going
+            return Verdict((KeepTests(key),), replace(state, kept_tests=key))
         if isinstance(event, BeforeAgentStart):
             return Verdict(_anchor_advice(ctx))
         if isinstance(event, ToolCall):
@@ -242,9 +254,16 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
     if phase == "complete":
         report = evaluate_gates(plan, _history(s), require_tool=cfg.check_needs_tool)
         if report.passed:
+            kept = check_close(s.kept_tests, s.tests_held, doc.path, ctx)
+            if kept.ask is not None:
+                return Verdict((kept.ask,), s)
+            if kept.held:
+                return Verdict((*records, *kept.held), replace(s, tests_held=kept.key))
             gates = ", ".join(r.gate for r in report.results)
-            record = Record("closed", close_record(plan, doc.path, s, report))
-            closed = (record, Close(say("close.done", gates=gates)))
+            data = close_record(plan, doc.path, s, report)
+            if kept.record is not None:
+                data["protected_tests"] = kept.record
+            closed = (Record("closed", data), Close(say("close.done", gates=gates)))
             return Verdict((*records, *closed), s)
 
     size = ev.activity.session_bytes

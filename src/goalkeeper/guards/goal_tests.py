@@ -27,13 +27,17 @@ def tests_key(replay: TestReplay) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def tests_held(replay: TestReplay, again: bool, path: str, ctx: Context) -> tuple[Action, ...]:
-    """The verify passes, but the original tests fail against the agent's code (or could not be
-    run). First time: the agent is sent back; ``again``: the loop pauses for the user."""
+def tests_held(
+    replay: TestReplay, again: bool, path: str, ctx: Context, *, what: str = "goal"
+) -> tuple[Action, ...]:
+    """The verify passes (``what`` = ``goal``) or the plan would close (``plan``), but the
+    original tests fail against the agent's code (or could not be run). First time: the agent
+    is sent back; ``again``: the loop pauses for the user."""
     say = ctx.say
+    keys = "proof.tests" if what == "goal" else "proof.plan_tests"
     changed = changes_named(replay, say)
     record = Record(
-        "goal_tests_held",
+        f"{what}_tests_held",
         {
             "changes": [{"path": c.path, "kind": c.kind} for c in replay.changes],
             "problem": replay.problem,
@@ -41,14 +45,14 @@ def tests_held(replay: TestReplay, again: bool, path: str, ctx: Context) -> tupl
         },
     )
     if replay.problem is not None:
-        text = say("proof.tests.unchecked_user", changed=changed, problem=replay.problem)
+        text = say(f"{keys}.unchecked_user", changed=changed, problem=replay.problem)
         return (Pause(text), record)
     failed = next((r for r in replay.runs if not r.passed), None)
     tail = (failed.output_tail[-TAIL_CHARS:].strip() if failed else "") or "(no output)"
-    user = say("proof.tests.held_user", changed=changed)
+    user = say(f"{keys}.held_user", changed=changed)
     if again:
         return (Pause(user), record)
-    agent = say("proof.tests.held", changed=changed, tail=tail, path=path)
+    agent = say(f"{keys}.held", changed=changed, tail=tail, path=path)
     return (Continue(agent), Notify(user, "warning"), record)
 
 

@@ -36,6 +36,7 @@ from goalkeeper.core.evidence import (
     validate_gate,
     validate_gate_kind,
 )
+from goalkeeper.core.protected import session_key
 from goalkeeper.core.todos import (
     Task,
     TodoCall,
@@ -193,7 +194,7 @@ class TodosGuard:
             state = _new_unit(replace(state, last_user_at=ctx.now))
             if state.kept_tests:
                 return Verdict(state=state)
-            key = f"session:{event.session_id}"  # the tests as the user set the work going
+            key = session_key(event.session_id)  # the tests as the user set the work going
             return Verdict((KeepTests(key),), replace(state, kept_tests=key))
         if isinstance(event, BeforeAgentStart):
             return Verdict(state=replace(state, current_round=state.current_round + 1))
