@@ -137,6 +137,7 @@ def test_a_goal_set_from_an_agent_shell_is_only_a_proposal(project: Path) -> Non
         project, "goal", "set", "x", "--verify", "touch M", env=_env({"CLAUDECODE": "1"})
     )
     assert done.returncode == 1 and "proposal" in done.stdout
+    assert "goal set (Claude Code's shell): x" in done.stdout  # who proposed it, in words
     assert (project / GOAL_MD).exists()
     held = run_hook(project, stop(project))
     assert not (project / "M").exists()

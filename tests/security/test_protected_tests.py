@@ -166,3 +166,22 @@ def test_accepting_tests_refuses_an_agent_shell(project: Path) -> None:
         env={**_env(), "CLAUDECODE": "1"}, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and "your own terminal" in done.stderr
+
+
+def test_approving_after_the_state_was_lost_keeps_the_tests_and_says_so(project: Path) -> None:
+    """goalkeeper's state is deleted (by the agent, around the trust guard): GOAL.md's goal is
+    then one nobody approved. The user approves it; goalkeeper had no tests kept for it, keeps
+    them now and says so, and a later `assert True` is caught as before."""
+    import shutil
+
+    shutil.rmtree(project / ".goalkeeper")
+    approved = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "approve", "--yes"],
+        env=_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    assert "state in .goalkeeper/ was lost" in approved.stdout
+    assert "held to the 2 test files and test settings as they are" in approved.stdout
+    CHEATS["assert True"](project)
+    _tick(project)
+    assert not _proven(_stop(project))

@@ -69,6 +69,7 @@ MESSAGES: dict[str, str] = {
     "goal.log.resumed": "{time} resumed by the user; rounds {attempts} of {rounds}",
     "goal.log.cleared": "{time} cleared by the user",
     "goal.log.manual_verify": "{time} manual verification: {result}",
+    "goal.source.agent": "{agent}'s shell",
     "goal.source.command": "command",
     "goal.source.phrase": "the user's words",
     "goal.source.cli": "goalkeeper goal set",

@@ -48,6 +48,7 @@ MESSAGES: dict[str, str] = {
     "goal.log.resumed": "{time} 用户恢复目标；轮次 {attempts}/{rounds}",
     "goal.log.cleared": "{time} 用户清除了目标",
     "goal.log.manual_verify": "{time} 手动验证：{result}",
+    "goal.source.agent": "{agent} 的 shell",
     "goal.source.command": "命令",
     "goal.source.phrase": "用户原话",
     "goal.source.cli": "goalkeeper goal set",

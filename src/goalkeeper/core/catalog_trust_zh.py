@@ -34,6 +34,10 @@ MESSAGES: dict[str, str] = {
     "trust.goal.ask.approve": "接受改动",
     "trust.goal.ask.keep": "保留我设定的目标",
     "trust.goal.approved": "goalkeeper：目标已按 GOAL.md 当前内容批准；从下一次停止起 goalkeeper 会验证它。",
+    "trust.goal.tests_kept_now": (
+        "goalkeeper：它没有为这个目标保存过测试（目标是智能体提议的，或 .goalkeeper/ 中的状态丢失了），"
+        "因此现在以当前的 {n} 个测试文件和测试配置为准。请在智能体继续之前审阅它们（`git diff`）。"
+    ),
     "trust.goal.approve_stale": "goalkeeper：在询问你之后 GOAL.md 又被改动了，因此没有批准任何内容；运行 `goalkeeper goal approve` 查看。",
     "trust.goal.kept_model": (
         "用户保留了他们设定的目标。请把 {path} 恢复成它（目标、验证命令和验收标准），然后继续：\n{approved}"

@@ -80,6 +80,7 @@ def approve_goal(
     the user saw it). The repair counters recorded so far carry over."""
     from goalkeeper.core.promise import goal_digest, promise_of
     from goalkeeper.store.goalfile import load_goal, update_goal
+    from goalkeeper.store.test_baseline import load_baseline, take_baseline
     from goalkeeper.store.trust import close_others, get_promise, save_promise
 
     doc = load_goal(project)
@@ -97,7 +98,13 @@ def approve_goal(
             promise = _carry(promise, old)
         save_promise(conn, promise)
         close_others(conn, goal_id, "replaced")
-    return [Notify(say("trust.goal.approved"))]
+        kept = None
+        if load_baseline(conn, goal_id) is None:  # proposed by the agent, or the state was lost
+            kept = take_baseline(conn, goal_id, project, now)
+    said: list[Action] = [Notify(say("trust.goal.approved"))]
+    if kept is not None:
+        said.append(Notify(say("trust.goal.tests_kept_now", n=kept)))  # approved all the same
+    return said
 
 
 def _carry(promise: Any, old: Any) -> Any:
@@ -140,7 +147,10 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
         Criterion(say("goal.criterion.stage", n=i, stage=stage), "open")
         for i, stage in enumerate(action.stages, start=1)
     ]
-    source = say(f"goal.source.{action.source}")
+    if action.trusted:
+        source = say(f"goal.source.{action.source}")
+    else:  # ``goalkeeper goal set`` from an agent's shell: the source is the agent's name
+        source = say("goal.source.agent", agent=action.source)
     stamp = iso(now)
     goal = Goal(
         objective=action.objective,
