@@ -137,7 +137,10 @@ def test_check_gate_fails_when_files_changed_after_the_check() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def shell(command: str, outcome: str = "passed", tail: str = "") -> ToolRun:
+def shell(command: str, outcome: str = "passed", tail: str | None = None) -> ToolRun:
+    """A shell run as the host reports it; a passing one prints pytest's summary by default."""
+    if tail is None:
+        tail = "1 passed in 0.01s" if outcome == "passed" else ""
     return ToolRun("shell", "Bash", command, outcome=outcome, tail=tail)  # type: ignore[arg-type]
 
 
@@ -189,6 +192,20 @@ def test_a_masked_exit_status_counts_only_with_the_runners_passing_summary() -> 
     assert evaluate_round([untold], tools=1).status == "unknown"
 
 
+def test_a_pytest_run_that_prints_no_summary_is_not_a_pass() -> None:
+    """pytest always ends with its summary line: exit 0 without one is something else
+    answering as pytest (a `pytest.py` in the project that exits 0). Output sent to a file is
+    not judged by what the shell showed."""
+    shadow = shell("python -m pytest -q", tail="")
+    assert evaluate_round([shadow], tools=1).status == "unknown"
+    quiet = shell("pytest -qq", tail=".. [100%]")
+    assert evaluate_round([quiet], tools=1).status == "unknown"
+    logged = shell("pytest -q > test.log", tail="")
+    assert evaluate_round([logged], tools=1).status == "passed"
+    other = shell("npm test", tail="")
+    assert evaluate_round([other], tools=1, declared=("npm test",)).status == "passed"
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -214,7 +231,7 @@ def test_a_selection_of_the_tests_is_not_a_check(command: str) -> None:
     "command", ["python -m pytest -q", "pytest tests/", "npm test", "go test ./...", "make test"]
 )
 def test_the_whole_suite_is_a_check(command: str) -> None:
-    assert evaluate_round([shell(command, tail="4 passed")], tools=1).status == "passed"
+    assert evaluate_round([shell(command, tail="4 passed in 0.1s")], tools=1).status == "passed"
 
 
 def test_a_change_after_the_last_verification_makes_the_round_stale() -> None:

@@ -70,8 +70,11 @@ def truth_of(verdict: Verdict[CadenceState]) -> str:
     return pause_of(verdict).splitlines()[-1]
 
 
-def shell(command: str, outcome: str = "passed", tail: str = "") -> Activity:
-    """A round that ran one shell command, as a host that reports its runs gives it."""
+def shell(command: str, outcome: str = "passed", tail: str | None = None) -> Activity:
+    """A round that ran one shell command, as a host that reports its runs gives it (a passing
+    one printed pytest's summary, unless ``tail`` says otherwise)."""
+    if tail is None:
+        tail = "1 passed in 0.01s" if outcome == "passed" else ""
     run = ToolRun("shell", "Bash", command, outcome=outcome, tail=tail)  # type: ignore[arg-type]
     return Activity(tool_calls=1, runs=(run,))
 
@@ -487,7 +490,10 @@ def test_an_edit_after_the_test_run_in_the_check_round_is_not_checked() -> None:
     """Within one check round, pytest then an edit: the round is stale, and says which file."""
     stale = Activity(
         tool_calls=2,
-        runs=(ToolRun("shell", "Bash", "pytest"), ToolRun("edit", "Edit", path="src/report.py")),
+        runs=(
+            ToolRun("shell", "Bash", "pytest", tail="2 passed in 0.1s"),
+            ToolRun("edit", "Edit", path="src/report.py"),
+        ),
     )
     verdict = settle(CadenceState(), "[PDCA] check", DONE_PLAN, activity=stale)
     assert "but src/report.py changed after that run" in text_of(verdict)

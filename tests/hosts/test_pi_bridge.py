@@ -906,7 +906,7 @@ def test_tool_results_tell_how_a_pi_check_ended(pi: Pi) -> None:
     assert "`pytest -q` (did not finish" in told
     bash(pi, "pytest -q", "c3")
     pi.event("tool_result", {"toolCallId": "c3", "isError": False, "content": [
-        {"type": "text", "text": "3 passed"}
+        {"type": "text", "text": "3 passed in 0.1s"}
     ]})  # fmt: skip
     assert pi.result(settle(pi, "[PDCA] check"))["continue"].startswith("Evidence in hand.")
     assert pi.result(settle(pi, "[PDCA] complete")) is None
