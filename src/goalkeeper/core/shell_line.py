@@ -84,9 +84,15 @@ def part_words(segment: str) -> list[str]:
         raw = shlex.split(segment, comments=False)
     except ValueError:
         return []
+    return without_redirections(raw)
+
+
+def without_redirections(words: list[str]) -> list[str]:
+    """``words`` without redirections (``> f``, ``2>/dev/null``, ``< in``, ``2>&1``) and their
+    targets: those are not a command's operands."""
     out: list[str] = []
     skip = False
-    for word in raw:
+    for word in words:
         if skip:
             skip = False
             continue

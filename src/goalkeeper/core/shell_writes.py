@@ -13,14 +13,13 @@ from __future__ import annotations
 import re
 import shlex
 
-from goalkeeper.core.shell_line import without_heredoc_bodies
+from goalkeeper.core.shell_line import without_heredoc_bodies, without_redirections
 
 _REDIRECT = re.compile(r"(?:^|[^<>&0-9])(?:[0-9]|&)?>>?\|?\s*(?P<target>[^\s;&|<>()]+)")
 """``> f``, ``>> f``, ``2> f``, ``&> f``, ``>| f``; never ``2>&1`` (the target is ``&1``)."""
 _SEPARATORS = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
 _HARMLESS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
-_OPERATOR = re.compile(r"[0-9&]?(?:<<?<?|>>?\|?)&?")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _COPIERS = frozenset({"cp", "mv", "install", "rsync"})
 _IN_PLACE = frozenset({"sed", "perl", "ruby"})
@@ -60,7 +59,7 @@ def _segment_writes(segment: str) -> list[str]:
         words = shlex.split(segment, comments=True)
     except ValueError:  # an unbalanced quote: judge the plain words
         words = segment.split()
-    words = [w for w in _operands_only(words) if not _ASSIGNMENT.fullmatch(w)]
+    words = [w for w in without_redirections(words) if not _ASSIGNMENT.fullmatch(w)]
     while words and words[0] in ("sudo", "command", "env", "nohup", "time"):
         words = words[1:]
     if not words:
@@ -74,23 +73,6 @@ def _segment_writes(segment: str) -> list[str]:
     if name in _COPIERS and len(operands) >= 2:
         return [operands[-1]]
     return []
-
-
-def _operands_only(words: list[str]) -> list[str]:
-    """The words without redirections (``> f``, ``2>/dev/null``, ``< in``): those are judged
-    from the text, and their targets are not the command's operands."""
-    out: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-            continue
-        operator = _OPERATOR.match(word)
-        if operator:
-            skip = operator.end() == len(word)  # the target is the next word
-            continue
-        out.append(word)
-    return out
 
 
 def _in_place_flag(arg: str) -> bool:

@@ -78,6 +78,11 @@ never ran (a permission or hook denied it); ``unknown``: it ran, but the host do
 how it ended."""
 
 
+RUN_TAIL_CHARS = 600
+"""How much of a shell run's output a host keeps in a ``ToolRun``: enough for a runner's
+summary and a failing line, small in the session's state."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolRun:
     """One tool call of the run that just settled, as the host saw it; the host sorts its own

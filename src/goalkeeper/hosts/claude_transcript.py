@@ -22,11 +22,10 @@ import json
 import os
 from dataclasses import dataclass
 
-from goalkeeper.core.values import RunOutcome, ToolRun
+from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
 
 SHELL_TOOLS = frozenset({"Bash"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-TAIL_CHARS = 600  # enough for a runner's summary and a failing line, small in the state
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,13 +135,13 @@ def _outcome(result: tuple[dict[str, object], dict[str, object]]) -> tuple[RunOu
     detail = detail if isinstance(detail, dict) else {}
     failed = block.get("is_error") is True
     if entry.get("toolDenialKind") or (failed and text.startswith(_REFUSED)):
-        return "refused", text[-TAIL_CHARS:]
+        return "refused", text[-RUN_TAIL_CHARS:]
     if detail.get("interrupted") is True or detail.get("backgroundTaskId"):
-        return "unfinished", text[-TAIL_CHARS:]
+        return "unfinished", text[-RUN_TAIL_CHARS:]
     head = text[:200]
     if head.startswith("Exit code ") and "\nCommand timed out after" in head:
-        return "unfinished", text[-TAIL_CHARS:]
-    return ("failed" if failed else "passed"), text[-TAIL_CHARS:]
+        return "unfinished", text[-RUN_TAIL_CHARS:]
+    return ("failed" if failed else "passed"), text[-RUN_TAIL_CHARS:]
 
 
 _REFUSED = (

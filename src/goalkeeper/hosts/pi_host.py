@@ -18,6 +18,7 @@ from typing import Any
 from goalkeeper.config import Config
 from goalkeeper.core.messages import Lang, render
 from goalkeeper.core.values import (
+    RUN_TAIL_CHARS,
     Action,
     Activity,
     Advise,
@@ -179,7 +180,6 @@ def settled_event(
 
 SHELL_TOOLS = frozenset({"bash"})
 EDIT_TOOLS = frozenset({"edit", "write"})
-TAIL_CHARS = 600
 
 
 def tool_run(tool: str, args: Mapping[str, Any]) -> ToolRun:
@@ -201,7 +201,7 @@ def finished(run: ToolRun, data: Mapping[str, Any]) -> ToolRun:
     if isinstance(content, list):
         parts = [c.get("text") for c in content if isinstance(c, dict)]
         content = "\n".join(p for p in parts if isinstance(p, str))
-    tail = content[-TAIL_CHARS:] if isinstance(content, str) else ""
+    tail = content[-RUN_TAIL_CHARS:] if isinstance(content, str) else ""
     outcome: RunOutcome = "failed" if data.get("isError") is True else "passed"
     return replace(run, outcome=outcome, tail=tail)
 
