@@ -453,9 +453,11 @@ def test_native_todowrite_completion_is_denied_and_a_plain_update_passes(case: C
         if a["kind"] == "Block"
     ]
     assert len(blocks) == 1 and blocks[0].startswith(NATIVE_REFUSED), blocks
-    # Native todos are Claude Code's, not goalkeeper's: its tree stays empty, no ultimatum.
+    # Native todos are Claude Code's, not goalkeeper's: its tree stays empty, no ultimatum;
+    # the user hears of the refused completion at the stop.
     assert todo_tasks(case, run.result["session_id"]) == []
-    assert case.stop_hook_outcomes(run) == [("allow", "")]
+    told = "goalkeeper: not done — a task marked completed with TodoWrite was refused (no evidence)."
+    assert case.stop_hook_outcomes(run) == [("allow", told)]
 
 
 # -------------------------------------------------------------------------------------------
