@@ -456,7 +456,9 @@ def test_native_todowrite_completion_is_denied_and_a_plain_update_passes(case: C
     # Native todos are Claude Code's, not goalkeeper's: its tree stays empty, no ultimatum;
     # the user hears of the refused completion at the stop.
     assert todo_tasks(case, run.result["session_id"]) == []
-    told = "goalkeeper: not done — a task marked completed with TodoWrite was refused (no evidence)."
+    told = (
+        "goalkeeper: not done — a task marked completed with TodoWrite was refused (no evidence)."
+    )
     assert case.stop_hook_outcomes(run) == [("allow", told)]
 
 
