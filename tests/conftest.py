@@ -21,5 +21,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("GOALKEEPER_SERVER", "off")
     # the user's own ~/.config/goalkeeper/config.toml must not reach a test
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    # nor may a test write its copies of goals' tests into the user's ~/.local/state
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.chdir(tmp_path)
     yield tmp_path

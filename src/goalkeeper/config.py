@@ -98,6 +98,9 @@ class Config:
     user_file: str = field(default="", compare=False)
     """The user's own config file this configuration read (or would read): trusted, so no
     tool of the agent may write it."""
+    state_home: str = field(default="", compare=False)
+    """goalkeeper's folder in the user's state (copies of goals' tests): no tool of the agent
+    may write it either."""
 
     @property
     def idle_streak(self) -> int:
@@ -139,7 +142,7 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_META = ("warnings", "held", "user_file")
+_META = ("warnings", "held", "user_file", "state_home")
 _FIELDS = {f.name: f for f in fields(Config) if f.name not in _META}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -179,7 +182,12 @@ def load_config(
         _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX)
     if overrides:
         _apply(values, dict(overrides), "command line", warnings)
-    meta = {"warnings": tuple(warnings), "held": tuple(held), "user_file": str(user)}
+    meta = {
+        "warnings": tuple(warnings),
+        "held": tuple(held),
+        "user_file": str(user),
+        "state_home": str(state_home()),
+    }
     return replace(Config(), **values, **meta)  # type: ignore[arg-type]
 
 
@@ -192,6 +200,18 @@ def user_config_path(env: Mapping[str, str]) -> Path:
         return Path(os.path.expanduser(named))
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "goalkeeper" / "config.toml"
+
+
+def state_home(env: Mapping[str, str] | None = None) -> Path:
+    """goalkeeper's folder in the user's state: ``$GOALKEEPER_STATE_HOME``, else
+    ``$XDG_STATE_HOME/goalkeeper``, else ``~/.local/state/goalkeeper`` (the process's own
+    environment unless ``env`` is given). Outside every project: the user's."""
+    source = os.environ if env is None else env
+    named = source.get("GOALKEEPER_STATE_HOME", "").strip()
+    if named:
+        return Path(os.path.expanduser(named))
+    base = source.get("XDG_STATE_HOME", "").strip()
+    return Path(base or os.path.join(os.path.expanduser("~"), ".local", "state")) / "goalkeeper"
 
 
 class _Gate:

@@ -14,11 +14,13 @@ from goalkeeper.testing import context
 
 PROJECT = "/home/ana/proj"
 USER_FILE = "/home/ana/.config/goalkeeper/config.toml"
+STATE_HOME = "/home/ana/.local/state/goalkeeper"
 guard = TrustGuard()
 
 
 def blocked(tool: str, **args: object) -> bool:
-    ctx = replace(context(None), project=PROJECT, config=Config(user_file=USER_FILE))
+    config = Config(user_file=USER_FILE, state_home=STATE_HOME)
+    ctx = replace(context(None), project=PROJECT, config=config)
     verdict = guard.on_event(ToolCall("s", tool, dict(args)), None, ctx)
     return any(isinstance(a, Block) for a in verdict.actions)
 
@@ -31,6 +33,7 @@ def blocked(tool: str, **args: object) -> bool:
         f"{PROJECT}/.goalkeeper/goal-tests.json",
         f"{PROJECT}/src/../.goalkeeper",
         USER_FILE,
+        f"{STATE_HOME}/baselines/0123/4567.zip",
     ],
 )
 def test_writing_goalkeepers_state_or_the_users_config_is_refused(path: str) -> None:
@@ -54,6 +57,8 @@ def test_other_files_are_the_agents_to_write(path: str) -> None:
         "mv .goalkeeper /tmp/away",
         "python -c \"open('.goalkeeper/state.db','w')\"",
         f"cat > {USER_FILE} <<EOF\nmax-continuations = 999\nEOF",
+        f"rm -rf {STATE_HOME}",
+        "rm -rf ~/.local/state/goalkeeper",
         "goalkeeper allow",
         "env -u CLAUDECODE goalkeeper goal approve --yes",
         "python -m goalkeeper -C . goal resume",

@@ -168,20 +168,29 @@ def test_accepting_tests_refuses_an_agent_shell(project: Path) -> None:
     assert done.returncode == 2 and "your own terminal" in done.stderr
 
 
-def test_approving_after_the_state_was_lost_keeps_the_tests_and_says_so(project: Path) -> None:
-    """goalkeeper's state is deleted (by the agent, around the trust guard): GOAL.md's goal is
-    then one nobody approved. The user approves it; goalkeeper had no tests kept for it, keeps
-    them now and says so, and a later `assert True` is caught as before."""
+def test_approving_after_the_state_was_lost_restores_the_original_tests(
+    project: Path, tmp_path: Path
+) -> None:
+    """The agent weakens a test, then deletes goalkeeper's state (around the trust guard): the
+    goal shows as one nobody approved. The user approves it; goalkeeper restores the tests kept
+    when the goal was set from its copy in the user's state folder, so the weakened test is
+    still caught. Without that copy it keeps the tests as they are and says so."""
     import shutil
 
-    shutil.rmtree(project / ".goalkeeper")
-    approved = subprocess.run(
-        [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "approve", "--yes"],
-        env=_env(), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert approved.returncode == 0, approved.stdout + approved.stderr
-    assert "state in .goalkeeper/ was lost" in approved.stdout
-    assert "held to the 2 test files and test settings as they are" in approved.stdout
+    def approve() -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "approve", "--yes"],
+            env=_env(), capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
     CHEATS["assert True"](project)
+    shutil.rmtree(project / ".goalkeeper")
+    assert "it had a copy of the goal's tests as they were when you set it" in approve()
     _tick(project)
     assert not _proven(_stop(project))
+    shutil.rmtree(project / ".goalkeeper")
+    shutil.rmtree(tmp_path / "xdg-state")  # the copy gone too
+    told = approve()
+    assert "held to the 2 test files and test settings as they are" in told, told

@@ -79,3 +79,46 @@ def test_session_tests_are_kept_once_and_only_the_newest_stay(tmp_path: Path) ->
     store.close()
     assert len(keys) == KEPT_SESSIONS and keys[0] == f"session:s{KEPT_SESSIONS + 1}"
     assert "session:first" not in keys
+
+
+def test_a_goals_tests_are_copied_outside_the_project_and_come_back(tmp_path: Path) -> None:
+    """`take_baseline(backup=True)` keeps a copy in the user's state folder; after
+    `.goalkeeper/` is deleted, `restore_baseline` puts the original tests back, not the
+    weakened ones now in the tree."""
+    import shutil
+
+    from goalkeeper.store.baseline_backup import backup_path
+    from goalkeeper.store.test_baseline import restore_baseline
+
+    project = _project(tmp_path / "p")
+    store = Store(project)
+    with store.transaction() as conn:
+        take_baseline(conn, "g-1", project, 1.0, backup=True)
+    store.close()
+    copy = backup_path(project, "g-1")
+    assert copy.is_file() and str(copy).startswith(str(tmp_path / "xdg-state" / "goalkeeper"))
+    (project / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n", "utf-8")
+    shutil.rmtree(project / ".goalkeeper")
+    store = Store(project)
+    with store.transaction() as conn:
+        assert load_baseline(conn, "g-1") is None
+        assert restore_baseline(conn, "g-1", project, 2.0) == len(snapshot(project))
+        kept = load_baseline(conn, "g-1")
+        assert restore_baseline(conn, "g-other", project, 2.0) is None
+    store.close()
+    assert kept is not None and kept.contents["tests/test_a.py"].endswith(b"assert 1\n")
+
+
+def test_a_damaged_or_hostile_copy_restores_nothing(tmp_path: Path) -> None:
+    import zipfile
+
+    from goalkeeper.store.baseline_backup import backup_path, load_backup
+
+    project = _project(tmp_path / "p")
+    copy = backup_path(project, "g-1")
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(b"not a zip")
+    assert load_backup(project, "g-1") is None
+    with zipfile.ZipFile(copy, "w") as archive:
+        archive.writestr("../escape.py", b"x")
+    assert load_backup(project, "g-1") is None

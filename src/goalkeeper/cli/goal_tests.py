@@ -69,7 +69,8 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
             return int(ExitCode.NOT_PASSED)
         with store.transaction() as conn:
             for key in keys:
-                kept = take_baseline(conn, key, app.project, time.time())
+                goal = promise is not None and key == promise.goal_id
+                kept = take_baseline(conn, key, app.project, time.time(), backup=goal)
     finally:
         store.close()
     if as_json:

@@ -80,7 +80,7 @@ def approve_goal(
     the user saw it). The repair counters recorded so far carry over."""
     from goalkeeper.core.promise import goal_digest, promise_of
     from goalkeeper.store.goalfile import load_goal, update_goal
-    from goalkeeper.store.test_baseline import load_baseline, take_baseline
+    from goalkeeper.store.test_baseline import load_baseline, restore_baseline, take_baseline
     from goalkeeper.store.trust import close_others, get_promise, save_promise
 
     doc = load_goal(project)
@@ -98,10 +98,14 @@ def approve_goal(
             promise = _carry(promise, old)
         save_promise(conn, promise)
         close_others(conn, goal_id, "replaced")
-        kept = None
-        if load_baseline(conn, goal_id) is None:  # proposed by the agent, or the state was lost
-            kept = take_baseline(conn, goal_id, project, now)
+        kept = restored = None
+        if load_baseline(conn, goal_id) is None:  # the state was lost (or predates baselines)
+            restored = restore_baseline(conn, goal_id, project, now)
+            if restored is None:
+                kept = take_baseline(conn, goal_id, project, now, backup=True)
     said: list[Action] = [Notify(say("trust.goal.approved"))]
+    if restored is not None:
+        said.append(Notify(say("trust.goal.tests_restored", n=restored)))
     if kept is not None:
         said.append(Notify(say("trust.goal.tests_kept_now", n=kept)))  # approved all the same
     return said
@@ -166,7 +170,7 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
     )
     path = create_goal(project, goal, replace=action.replace)
     with store.transaction() as conn:  # the tests as they are now are the ones to keep
-        take_baseline(conn, goal.goal_id or "", project, now)
+        take_baseline(conn, goal.goal_id or "", project, now, backup=True)
     if action.trusted:  # the user set it: its promise is theirs, and replaces any other
         with store.transaction() as conn:
             save_promise(

@@ -71,7 +71,10 @@ def protected(path: str, ctx: Context) -> bool:
     if full == state or full.startswith(state + "/"):
         return True
     user = ctx.config.user_file
-    return bool(user) and (full == user or full == posixpath.normpath(user))
+    if user and (full == user or full == posixpath.normpath(user)):
+        return True
+    home = posixpath.normpath(ctx.config.state_home) if ctx.config.state_home else ""
+    return bool(home) and (full == home or full.startswith(home + "/"))
 
 
 def approval_command(command: str) -> str | None:
@@ -150,8 +153,11 @@ def _data(part: str) -> bool:
 
 
 def _names_user_file(command: str, ctx: Context) -> bool:
-    user = ctx.config.user_file
-    return bool(user) and (user in command or "goalkeeper/config.toml" in command)
+    """The user's config file or goalkeeper's state folder named on a shell line."""
+    user, home = ctx.config.user_file, ctx.config.state_home
+    if user and (user in command or "goalkeeper/config.toml" in command):
+        return True
+    return bool(home) and (home in command or "state/goalkeeper" in command)
 
 
 def _refuse(reason: str, tool: str) -> Verdict[None]:

@@ -125,9 +125,31 @@ def mark_baseline(conn: sqlite3.Connection, goal_id: str, now: float) -> None:
     )
 
 
-def take_baseline(conn: sqlite3.Connection, goal_id: str, project: Path, now: float) -> int:
-    """Snapshot the project's protected files as ``goal_id``'s baseline; how many."""
+def take_baseline(
+    conn: sqlite3.Connection, goal_id: str, project: Path, now: float, *, backup: bool = False
+) -> int:
+    """Snapshot the project's protected files as ``goal_id``'s baseline; how many. ``backup``:
+    also keep a copy outside the project (a goal's, for when ``.goalkeeper/`` is lost)."""
     contents = snapshot(project)
+    save_baseline(conn, goal_id, contents)
+    mark_baseline(conn, goal_id, now)
+    if backup:
+        from goalkeeper.store.baseline_backup import save_backup
+
+        save_backup(project, goal_id, contents)
+    return len(contents)
+
+
+def restore_baseline(
+    conn: sqlite3.Connection, goal_id: str, project: Path, now: float
+) -> int | None:
+    """Put back ``goal_id``'s baseline from its copy outside the project; how many files, or
+    None when there is no copy."""
+    from goalkeeper.store.baseline_backup import load_backup
+
+    contents = load_backup(project, goal_id)
+    if contents is None:
+        return None
     save_baseline(conn, goal_id, contents)
     mark_baseline(conn, goal_id, now)
     return len(contents)
