@@ -186,9 +186,15 @@ def load_config(
         "warnings": tuple(warnings),
         "held": tuple(held),
         "user_file": str(user),
-        "state_home": str(state_home()),
+        "state_home": str(_state_home()),
     }
     return replace(Config(), **values, **meta)  # type: ignore[arg-type]
+
+
+def _state_home() -> Path:
+    from goalkeeper.store.baseline_backup import state_home
+
+    return state_home()
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
@@ -200,18 +206,6 @@ def user_config_path(env: Mapping[str, str]) -> Path:
         return Path(os.path.expanduser(named))
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return Path(base) / "goalkeeper" / "config.toml"
-
-
-def state_home(env: Mapping[str, str] | None = None) -> Path:
-    """goalkeeper's folder in the user's state: ``$GOALKEEPER_STATE_HOME``, else
-    ``$XDG_STATE_HOME/goalkeeper``, else ``~/.local/state/goalkeeper`` (the process's own
-    environment unless ``env`` is given). Outside every project: the user's."""
-    source = os.environ if env is None else env
-    named = source.get("GOALKEEPER_STATE_HOME", "").strip()
-    if named:
-        return Path(os.path.expanduser(named))
-    base = source.get("XDG_STATE_HOME", "").strip()
-    return Path(base or os.path.join(os.path.expanduser("~"), ".local", "state")) / "goalkeeper"
 
 
 class _Gate:

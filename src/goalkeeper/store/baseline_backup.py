@@ -4,7 +4,7 @@
 program the trust guard cannot read, leave GOAL.md's goal with no record: it shows as a goal
 nobody approved. When the user approves it again, goalkeeper restores the tests it kept when
 the goal was set from this copy, rather than taking the tests as they are then (which the agent
-may have weakened first). The copy lives in the user's state folder (``config.state_home``),
+may have weakened first). The copy lives in the user's state folder (``state_home``),
 one zip per goal under a folder named by the project's real path; the trust guard refuses tool
 calls that write there. It is only as safe as the user's home folder: an agent that may run any
 program as the user can find and delete it too. Best effort: a copy that cannot be written is
@@ -18,12 +18,22 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from goalkeeper.config import state_home
-
 MAX_BACKUP_BYTES = 64 * 1024 * 1024
 """As ``test_baseline.MAX_TOTAL_BYTES``: what is beyond it was not kept in the first place."""
 KEPT_PER_PROJECT = 20
 """Goals whose tests are kept per project; older copies are removed when one is written."""
+
+
+def state_home(env: Mapping[str, str] | None = None) -> Path:
+    """goalkeeper's folder in the user's state: ``$GOALKEEPER_STATE_HOME``, else
+    ``$XDG_STATE_HOME/goalkeeper``, else ``~/.local/state/goalkeeper`` (the process's own
+    environment unless ``env`` is given). Outside every project: the user's."""
+    source = os.environ if env is None else env
+    named = source.get("GOALKEEPER_STATE_HOME", "").strip()
+    if named:
+        return Path(os.path.expanduser(named))
+    base = source.get("XDG_STATE_HOME", "").strip()
+    return Path(base or os.path.join(os.path.expanduser("~"), ".local", "state")) / "goalkeeper"
 
 
 def backup_path(project: Path, goal_id: str) -> Path:
