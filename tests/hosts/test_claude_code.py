@@ -171,6 +171,21 @@ def test_bad_input_gets_a_clear_message_and_never_blocks(
     assert "the agent was not blocked" in result["systemMessage"]
 
 
+def test_a_project_folder_that_does_not_exist_is_bad_input(tmp_path: Path) -> None:
+    """A payload whose cwd names no folder (and no CLAUDE_PROJECT_DIR): the user is told, the
+    agent is not blocked, and nothing is created there (seed000 D4)."""
+    missing = tmp_path / "no" / "such" / "dir"
+    raw = json.dumps(
+        {"hook_event_name": "Stop", "session_id": "x", "cwd": str(missing),
+         "last_assistant_message": "hi"}
+    ).encode()  # fmt: skip
+    result, _ = answer_hook(raw, {}, str(tmp_path))
+    assert set(result) == {"systemMessage"}
+    assert "does not exist" in result["systemMessage"]
+    assert "the agent was not blocked" in result["systemMessage"]
+    assert not (tmp_path / "no").exists()
+
+
 def test_unknown_and_unused_events(project: Path) -> None:
     """Claude Code events goalkeeper does not use are answered with {}; unknown ones are named."""
     assert answer(payload("session_end.json", project), project) == {}

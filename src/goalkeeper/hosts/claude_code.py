@@ -186,6 +186,8 @@ def answer_hook(
     try:
         hook = parse_input(raw)
         project = project_dir(hook, env, cwd)
+        if not project.is_dir():  # a made-up cwd: nothing is created for it
+            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
         config = load_config(project, env)
         lang = config.lang if config.lang != "auto" else "en"
         return _answer(hook, project, config, env, clock, notes), config

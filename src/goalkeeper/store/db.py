@@ -36,9 +36,10 @@ def state_path(project: Path) -> Path:
 
 
 def ensure_state_dir(project: Path) -> Path:
-    """Create ``.goalkeeper/`` with a ``.gitignore`` so machine state is never committed."""
+    """Create ``.goalkeeper/`` with a ``.gitignore`` so machine state is never committed. Only
+    in a project folder that exists: a missing one is an error, never a tree made up."""
     directory = project / STATE_DIR
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(exist_ok=True)
     ignore = directory / ".gitignore"
     if not ignore.exists():
         try:
