@@ -90,3 +90,18 @@ def test_a_new_goal_renders_a_body_that_parses_back() -> None:
         and body.criteria == goal.criteria
         and body.progress_log == ("set",)
     )
+
+
+def test_tick_criteria_ticks_only_open_matching_criteria_and_keeps_every_other_byte() -> None:
+    """goalkeeper ticks what it proved: the matching open item of Acceptance Criteria, whatever
+    its spacing; a Progress Log line or a fenced example with the same text stays as it is."""
+    from goalkeeper.core.goal import tick_criteria
+
+    body = (
+        "## Objective\nAll tests pass\n\n## Acceptance Criteria\n"
+        "- [ ] `pytest -q`  exits 0\n- [ ] docs\n```\n- [ ] `pytest -q` exits 0\n```\n\n"
+        "## Progress Log\n- [ ] `pytest -q` exits 0\n"
+    )
+    ticked = tick_criteria(body, ["`pytest -q` exits 0"])
+    assert ticked == body.replace("- [ ] `pytest -q`  exits 0", "- [x] `pytest -q`  exits 0", 1)
+    assert tick_criteria(body, []) == body

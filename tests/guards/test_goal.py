@@ -13,6 +13,7 @@ from goalkeeper.core.values import (
     Ask,
     BeforeAgentStart,
     Choice,
+    Close,
     Continue,
     Facts,
     Inspect,
@@ -213,10 +214,16 @@ def test_a_removed_goal_file_is_reported_while_the_approved_goal_is_open() -> No
 
 
 def _written(goal: Goal, verdict: Verdict[GoalState]) -> Goal:
-    """The goal as GOAL.md reads after the verdict's writes (its Progress Log lines)."""
+    """The goal as GOAL.md reads after the verdict's writes (its Progress Log lines, the
+    criteria goalkeeper ticked)."""
     for action in verdict.actions:
         if isinstance(action, WriteGoal):
-            goal = replace(goal, progress_log=(*goal.progress_log, *action.update.log))
+            ticked = tuple(
+                replace(c, state="done") if c.text in action.update.tick else c
+                for c in goal.criteria
+            )
+            log = (*goal.progress_log, *action.update.log)
+            goal = replace(goal, progress_log=log, criteria=ticked)
     return goal
 
 
@@ -233,6 +240,21 @@ def test_a_pass_with_open_criteria_is_logged_once_until_the_log_changes() -> Non
         state, goal = verdict.state or state, _written(goal, verdict)
     assert writes == [True, False, False, True, False]
     assert sum("verified" in line for line in goal.progress_log) == 2
+
+
+def test_goalkeeper_ticks_the_criterion_its_passing_verify_proves() -> None:
+    """ "`pytest -q` exits 0" is goalkeeper's own criterion: a passing verify ticks it (no
+    continuation asks the agent to); the other open criterion is the only one named."""
+    verdict = settle(GOAL, GoalState(goal_id="g-1"), passing())
+    (write,) = [a for a in verdict.actions if isinstance(a, WriteGoal)]
+    assert write.update.tick == ("`pytest -q` exits 0",)
+    (cont,) = [a for a in verdict.actions if isinstance(a, Continue)]
+    assert "- [ ] docs mention --json" in cont.text and "exits 0" not in cont.text
+    only_own = replace(GOAL, criteria=CRITERIA[:1])
+    closed = settle(only_own, GoalState(goal_id="g-1"), passing(), promise=promise_of(
+        only_own, goal_id="g-1", source="prompt", now=0.0
+    ))  # fmt: skip
+    assert any(isinstance(a, Close) for a in closed.actions), closed.actions
 
 
 def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:

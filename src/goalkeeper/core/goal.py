@@ -9,7 +9,7 @@ unknown keys); this module turns its parts into a ``Goal`` value and back into c
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -92,6 +92,8 @@ class GoalUpdate:
     fields: Mapping[str, Any] = field(default_factory=dict)
     log: tuple[str, ...] = ()
     archive: bool = False
+    tick: tuple[str, ...] = ()
+    """Open criteria goalkeeper proved itself (their text): ticked in Acceptance Criteria."""
 
 
 def parse_goal_body(body: str) -> GoalBody:
@@ -132,6 +134,33 @@ def parse_goal_body(body: str) -> GoalBody:
             if item and item.group(3).strip() and not item.group(1):
                 log.append(item.group(3).strip())
     return GoalBody(" ".join(objective) or None, tuple(criteria), tuple(log))
+
+
+def tick_criteria(body: str, texts: Iterable[str]) -> str:
+    """``body`` with the open Acceptance Criteria items whose text is one of ``texts``
+    (whitespace aside) ticked, ``- [ ]`` → ``- [x]``; every other byte as it was."""
+    wanted = {" ".join(t.split()) for t in texts}
+    if not wanted:
+        return body
+    rows = body.split("\n")
+    section: str | None = None
+    fence = False
+    for i, raw in enumerate(rows):
+        if raw.strip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        heading = _HEADING.match(raw)
+        if heading:
+            section = _section(heading.group(1))
+            continue
+        item = _ITEM.match(raw.rstrip("\r"))
+        if section != "criteria" or item is None or item.group(1) or item.group(2) != " ":
+            continue
+        if " ".join(item.group(3).split()) in wanted:
+            rows[i] = raw.replace("[ ]", "[x]", 1)
+    return "\n".join(rows)
 
 
 def goal_from_parts(frontmatter: Mapping[str, Any], body: str) -> Goal:

@@ -268,19 +268,23 @@ def _passed(
         key = tests_key(replay)
         held = tests_held(replay, s.tests_held == key, doc.path, ctx)
         return Verdict((passed, *held), replace(s, tests_held=key))
-    open_criteria = goal.open_criteria
+    proven = _proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
+    open_criteria = tuple(c for c in goal.open_criteria if c.text not in proven)
     if open_criteria:
         items = "\n".join(f"- [ ] {c.text}" for c in open_criteria)
         text = say("goal.criteria_open", commands=commands, path=doc.path, items=items)
         stagnation, s = _stagnation(goal, s, ctx)
+        if proven:  # goalkeeper's own tick is not the agent's progress
+            s = replace(s, last_passing=s.last_passing + len(proven))
         body = "\n\n".join(part for part in (prefix, text) if part)
-        if goal.retries == 0 and s.passed_logged == len(goal.progress_log):
+        if goal.retries == 0 and s.passed_logged == len(goal.progress_log) and not proven:
             return Verdict((passed, *stagnation, Continue(body)), s)  # logged already: no write
-        update = GoalUpdate({"retries": 0}, (say("goal.log.passed", time=now, commands=commands),))
+        logged = s.passed_logged == len(goal.progress_log)
+        lines = () if logged else (say("goal.log.passed", time=now, commands=commands),)
+        update = GoalUpdate({"retries": 0}, lines, tick=proven)
         # goalkeeper's own line is not the agent's progress (in Chinese it says 通过).
-        s = replace(
-            s, passed_logged=len(goal.progress_log) + 1, log_seen=len(goal.progress_log) + 1
-        )
+        seen = len(goal.progress_log) + len(lines)
+        s = replace(s, passed_logged=seen, log_seen=seen)
         return Verdict((WriteGoal(update), passed, *stagnation, Continue(body)), s)
     update = GoalUpdate(
         {"status": "complete", "retries": 0},
@@ -289,10 +293,24 @@ def _passed(
             say("goal.log.complete", time=now),
         ),
         archive=True,
+        tick=proven,
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
     record = Record("goal_complete", proof_record(facts.verify, replay))
     return Verdict((WriteGoal(update), passed, close, record), s)
+
+
+def _proven_criteria(goal: Goal) -> tuple[str, ...]:
+    """The open criteria goalkeeper wrote for the goal's verify commands ("`pytest -q` exits
+    0", in either language), which the passing verify it just ran proves."""
+    from goalkeeper.core.messages import render
+
+    own = {
+        " ".join(render(lang, "goal.criterion.command", command=command).split())
+        for command in goal.verify
+        for lang in ("en", "zh")
+    }
+    return tuple(c.text for c in goal.open_criteria if " ".join(c.text.split()) in own)
 
 
 ASK_KEY = "goal.blocked"

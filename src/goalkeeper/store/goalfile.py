@@ -28,6 +28,7 @@ from goalkeeper.core.goal import (
     goal_from_parts,
     parse_goal_body,
     render_goal_markdown,
+    tick_criteria,
 )
 from goalkeeper.core.goal import GoalDoc as GoalDoc  # the value load_goal returns; re-exported
 
@@ -161,7 +162,8 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
             new_yaml = set_fields(yaml_text, parsed.data, wanted)
         except FrontmatterError as exc:
             raise GoalFileError(f"{SHOWN}: {exc}") from None
-        body = _append_log(parsed.text[parsed.body_start :], update.log)
+        body = tick_criteria(parsed.text[parsed.body_start :], update.tick)
+        body = _append_log(body, update.log)
         closing = parsed.text[parsed.yaml_end : parsed.body_start]
         if body and not closing.endswith("\n"):  # a file that ended on its closing '---'
             closing += "\n"
