@@ -712,9 +712,23 @@ def test_fence_with_info_string_is_ignored() -> None:
     assert _krs("```markdown\n- [ ] example\n```\n- [x] b\n") == [("b", "done")]
 
 
-def test_unclosed_fence_hides_the_rest() -> None:
-    """An unclosed fence runs to the end of the file."""
-    assert _krs("- [ ] a\n```\n- [ ] example\n## User Story Map\n- [ ] leaf\n") == [("a", "open")]
+def test_an_unclosed_fence_does_not_hide_the_rest() -> None:
+    """A fence that never closes is read as text, so what follows still counts: an open key
+    result or leaf after a stray ``` holds the close (seed000 D2)."""
+    text = "- [ ] a\n```\n- [ ] example\n## User Story Map\n- [ ] leaf\n"
+    assert _krs(text) == [("a", "open"), ("example", "open")]
+    plan = parse_plan("```\n## Key Results\n- [ ] KR1 open 0 -> 1\n## User Story Map\n- [ ] leaf\n")
+    assert [kr.text for kr in plan.open_key_results] == ["KR1 open 0 -> 1"]
+    assert [leaf.text for leaf in plan.open_leaves] == ["leaf"]
+    closed = parse_plan("## Key Results\n```\n- [ ] example\n```\n- [ ] real\n")
+    assert [kr.text for kr in closed.key_results] == ["real"]  # a closed fence still hides
+
+
+def test_many_unclosed_fences_stay_linear() -> None:
+    """Fences that never close, one after another (each longer): bounded re-reads, then every
+    fence line is text."""
+    text = "\n".join("`" * (3 + i) for i in range(3000)) + "\n## Key Results\n- [ ] x\n"
+    assert [kr.text for kr in parse_plan(text).key_results] == ["x"]
 
 
 def test_shorter_fence_does_not_close_a_longer_one() -> None:
@@ -801,11 +815,27 @@ def test_tab_after_bullet_is_accepted() -> None:
 
 
 def test_yaml_frontmatter_is_skipped() -> None:
-    """YAML frontmatter is metadata: nothing in it is parsed."""
-    plan = parse_plan(
-        "---\ntitle: deploy\n## Key Results\n- [ ] in frontmatter\n---\n## Key Results\n- [ ] a\n"
-    )
+    """YAML frontmatter (``key: value`` lines) is metadata: nothing in it is parsed."""
+    plan = parse_plan("---\ntitle: deploy\ntags:\n  - ops\n---\n## Key Results\n- [ ] a\n")
     assert [kr.text for kr in plan.key_results] == ["a"]
+
+
+def test_a_leading_rule_is_not_frontmatter() -> None:
+    """``---`` that opens a plan and ends its first section is a rule: the headings and items
+    between are plan content (seed000 D3)."""
+    plan = parse_plan(
+        "---\n## Key Results\n- [ ] KR1 open 0 -> 1\n---\n## User Story Map\n- [x] d\n"
+    )
+    assert [kr.text for kr in plan.open_key_results] == ["KR1 open 0 -> 1"]
+    mixed = parse_plan("---\ntitle: x\n## Key Results\n- [ ] in it\n---\n")
+    assert [kr.text for kr in mixed.key_results] == ["in it"]
+
+
+def test_an_okr_heading_opens_the_key_results() -> None:
+    """`## OKR` / `## OKRs` are the key results (seed000 D7)."""
+    for heading in ("OKR", "OKRs", "okr"):
+        plan = parse_plan(f"## {heading}\nO: ship\n- [ ] KR1: 0 -> 1\n")
+        assert [kr.text for kr in plan.open_key_results] == ["KR1: 0 -> 1"], heading
 
 
 def test_yaml_frontmatter_keeps_line_numbers() -> None:

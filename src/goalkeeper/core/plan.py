@@ -119,7 +119,7 @@ def classify_heading(title: str) -> Section | None:
     t = title.strip().strip("*_").lower()
     if "swot" in t:
         return "swot"
-    if "关键结果" in t or "key result" in t or t in ("krs", "kr"):
+    if "关键结果" in t or "key result" in t or t in ("krs", "kr", "okr", "okrs"):
         return "key_results"
     if "故事地图" in t or "story map" in t:
         return "map"
@@ -195,8 +195,26 @@ def parse_objective(lines: list[str]) -> str | None:
 
 
 def parse_plan(text: str) -> Plan:
-    """Parse a whole plan. Tolerates a BOM, CRLF, tabs and YAML frontmatter; never raises."""
+    """Parse a whole plan. Tolerates a BOM, CRLF, tabs and YAML frontmatter; never raises. A
+    code fence that is never closed does not hide the rest of the plan: its opening line is
+    read as text (an open key result after a stray ```` ``` ```` still holds a close)."""
     lines = _normalize(text)
+    for _ in range(MAX_REPARSES):
+        plan, unclosed = _parse_lines(lines, text)
+        if unclosed is None:
+            return plan
+        lines = [*lines[: unclosed - 1], "", *lines[unclosed:]]
+    # fence after unclosed fence: read every fence line as text (bounded, never quadratic)
+    lines = ["" if line.strip()[:3] in ("```", "~~~") else line for line in lines]
+    return _parse_lines(lines, text)[0]
+
+
+MAX_REPARSES = 8
+"""Unclosed fences undone one by one before every fence line is read as text."""
+
+
+def _parse_lines(lines: list[str], text: str) -> tuple[Plan, int | None]:
+    """The plan ``lines`` hold, and the line number of a fence left open at the end (None)."""
     swot: dict[str, str] = {}
     pending_swot: str | None = None
     objective_lines: list[str] = []
@@ -207,6 +225,7 @@ def parse_plan(text: str) -> Plan:
     level = 0
     heading_path: tuple[str, ...] = ()
     fence: tuple[str, int] | None = None
+    fence_line = 0
     in_comment = False
 
     for number, raw in enumerate(lines, start=1):
@@ -225,7 +244,7 @@ def parse_plan(text: str) -> Plan:
         if stripped[:3] in ("```", "~~~"):
             m = _FENCE.match(line)
             if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-                fence = (m.group(1)[0], len(m.group(1)))
+                fence, fence_line = (m.group(1)[0], len(m.group(1))), number
                 continue
         if stripped.startswith("#"):
             h = _HEADING.match(line)
@@ -265,7 +284,7 @@ def parse_plan(text: str) -> Plan:
                 if body:
                     map_items.append((len(indent), mark, body, number, heading_path))
 
-    return Plan(
+    plan = Plan(
         swot=Swot(swot.get("S"), swot.get("W"), swot.get("O"), swot.get("T")),
         objective=parse_objective(objective_lines),
         key_results=_top_level_only(krs),
@@ -273,6 +292,7 @@ def parse_plan(text: str) -> Plan:
         sections=frozenset(sections),
         lang=detect_lang(text),
     )
+    return plan, (fence_line if fence is not None else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,8 +305,30 @@ def _normalize(text: str) -> list[str]:
     if lines and lines[0].strip() == "---":  # YAML frontmatter is metadata, not plan content
         for i in range(1, min(len(lines), 200)):
             if lines[i].strip() in ("---", "..."):
-                return [""] * (i + 1) + lines[i + 1 :]
+                if _yaml_like(lines[1:i]):
+                    return [""] * (i + 1) + lines[i + 1 :]
+                break  # a thematic break that opens the plan: its content is the plan's
     return lines
+
+
+def _yaml_like(block: list[str]) -> bool:
+    """Whether the lines between two ``---`` read as YAML frontmatter (``key: value`` lines),
+    not as plan content (headings, checklist items)."""
+    keyed = False
+    for line in block:
+        if not line.strip():
+            continue
+        if _MD_LINE.match(line):
+            return False
+        if _YAML_KEY.match(line):
+            keyed = True
+        elif not line.startswith((" ", "\t", "- ")):
+            return False
+    return keyed
+
+
+_YAML_KEY = re.compile(r"^[A-Za-z_][\w .-]*:(?:\s|$)")
+_MD_LINE = re.compile(r"^(?:#{1,6}\s|\s*[-*+]\s+\[[ xX-]\])")
 
 
 def _is_break(line: str, stripped: str) -> bool:
