@@ -210,7 +210,8 @@ def test_removing_the_plan_clears_what_the_engine_uses(project: Path) -> None:
 def test_language_follows_the_plan(project: Path) -> None:
     """A Chinese plan makes goalkeeper speak Chinese."""
     (project / "plan" / "export.md").write_text(
-        "## 目标（Objective）\n导出报告。\n", encoding="utf-8"
+        "## 目标（Objective）\n导出报告。\n\n## 关键结果（Key Results）\n- [ ] KR1 导出 0 → 1\n",
+        encoding="utf-8",
     )
     actions = settle(supervisor(project), "[PDCA] do")
     assert next(a for a in actions if isinstance(a, Continue)).text.startswith("改动已完成")

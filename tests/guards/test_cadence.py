@@ -675,3 +675,15 @@ def test_a_command_the_plan_named_counts_only_if_it_was_there_when_the_user_spok
     assert fresh is not None and fresh.named == ""
     verdict = settle(fresh, "[PDCA] check", later, activity=shell("python calc.py"))
     assert verdict.state is not None and verdict.state.check_status == "none"
+
+
+def test_a_plan_with_no_commitments_is_no_plan() -> None:
+    """Only headings (seed000 D8): guided once like no plan, naming the file; a complete then
+    closes nothing; no bare anchors header is sent before a run."""
+    ctx = context(plan_doc("# T\n## SWOT\n## Objective\n## Key Results\n## User Story Map\n"))
+    first = guard.on_event(Settled("s", "[PDCA] check", activity=Activity(1)), CadenceState(), ctx)
+    (cont,) = [a for a in first.actions if isinstance(a, Continue)]
+    assert "plan/topic.md has no key results and no story-map leaves" in cont.text
+    again = guard.on_event(Settled("s", "[PDCA] complete", activity=Activity(1)), first.state, ctx)
+    assert not any(isinstance(a, Close | Continue) for a in again.actions)
+    assert guard.on_event(BeforeAgentStart("s"), CadenceState(), ctx).actions == ()

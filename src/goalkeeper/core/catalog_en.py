@@ -32,6 +32,12 @@ MESSAGES: dict[str, str] = {
         "loop). Then end your reply with `[PDCA] plan`. If this was a one-off answer, just stop: "
         "goalkeeper will not ask again in this session."
     ),
+    "guide.empty_plan": (
+        "{path} has no key results and no story-map leaves, so nothing in it can hold or close "
+        "the work. If this task needs more than one step, add them (`## Key Results` with "
+        "`- [ ] KR: baseline → target`, `## User Story Map` with a checklist) and end your reply "
+        "with `[PDCA] plan`; if it was a one-off answer, just stop."
+    ),
     # -- anchors -------------------------------------------------------------------------------
     "anchors.header": "Plan anchors (from {path}):",
     "anchors.objective": "- Objective: {objective}",

@@ -23,6 +23,11 @@ MESSAGES: dict[str, str] = {
         "`## 用户故事地图`（缩进的勾选清单；第一片是最小端到端价值闭环）。然后以 `[PDCA] plan` "
         "结束回复。如果这只是一次性回答，直接停下即可：本会话内 goalkeeper 不会再提醒。"
     ),
+    "guide.empty_plan": (
+        "{path} 里没有关键结果，也没有故事地图的叶子，所以它既约束不了、也收不了这项工作。如果任务不止一步，"
+        "请补上（`## 关键结果（Key Results）`，写 `- [ ] KR：基线 → 目标`；`## 用户故事地图`，写勾选清单），"
+        "并以 `[PDCA] plan` 结束回复；如果这只是一次性回答，直接停下即可。"
+    ),
     "anchors.header": "计划锚点（来自 {path}）：",
     "anchors.objective": "- 目标：{objective}",
     "anchors.krs": "- 未完成的关键结果：{items}",

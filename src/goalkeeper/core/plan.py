@@ -109,6 +109,11 @@ class Plan:
         return tuple(leaf for leaf in self.leaves if leaf.state == "open")
 
 
+def has_commitments(plan: Plan) -> bool:
+    """Whether the plan commits to anything a gate can hold: a key result or a story-map leaf."""
+    return bool(plan.key_results or plan.leaves)
+
+
 def detect_lang(text: str) -> Literal["en", "zh"]:
     """Chinese when the text holds CJK characters in its first few kilobytes, else English."""
     return "zh" if _CJK.search(text[:4096]) else "en"

@@ -38,7 +38,7 @@ from goalkeeper.core.gates import (
 )
 from goalkeeper.core.markers import Marker, normalize_reason, parse_marker
 from goalkeeper.core.messages import Say
-from goalkeeper.core.plan import Plan, PlanDoc
+from goalkeeper.core.plan import Plan, PlanDoc, has_commitments
 from goalkeeper.core.protected import session_key
 from goalkeeper.core.values import (
     Action,
@@ -205,8 +205,8 @@ def _on_session_start(
 
 def _anchor_advice(ctx: Context) -> tuple[Action, ...]:
     doc = ctx.plan
-    if doc is None or doc.plan is None:
-        return ()
+    if doc is None or doc.plan is None or not has_commitments(doc.plan):
+        return ()  # an empty plan anchors nothing: no bare header every turn
     return (Advise(render_anchors(doc.plan, doc.path, ctx.say)),)
 
 
@@ -243,7 +243,7 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
         return _stop(records, say("pause.error", error=ev.error), s, ctx)
 
     doc = ctx.plan
-    if doc is None or doc.plan is None:
+    if doc is None or doc.plan is None or not has_commitments(doc.plan):
         return _without_plan(doc, marker, s, ctx, records)
     plan = doc.plan
 
@@ -541,7 +541,8 @@ def _without_plan(
     records: tuple[Action, ...],
 ) -> Verdict[CadenceState]:
     """No usable plan: guide at most once per session, tell the user once about a broken file,
-    then stay silent. Never blocks on a broken plan."""
+    then stay silent. Never blocks on a broken plan. A plan with no key result and no leaf is
+    no plan (seed000 D8): nothing in it can hold a close, so none is made on it."""
     actions: list[Action] = [*records]
     if doc is not None and doc.problem and s.notified_problem != doc.problem:
         problem = doc.problem
@@ -549,9 +550,11 @@ def _without_plan(
             Notify(ctx.say("plan.unreadable", path=doc.path, problem=problem), "warning")
         )
         return Verdict(tuple(actions), replace(s, notified_problem=problem))
-    asked_to_guide = doc is None and ctx.config.no_plan == "guide" and not s.guided
+    empty = doc is not None and doc.plan is not None  # read, but it commits to nothing
+    asked_to_guide = (doc is None or empty) and ctx.config.no_plan == "guide" and not s.guided
     if asked_to_guide and (marker is None or marker.phase != "complete"):
-        actions.append(Continue(ctx.say("guide.no_plan")))
+        text = ctx.say("guide.empty_plan", path=doc.path) if empty and doc else None
+        actions.append(Continue(text or ctx.say("guide.no_plan")))
         return Verdict(tuple(actions), replace(s, guided=True))
     return Verdict(tuple(actions), s)
 
