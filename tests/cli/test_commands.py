@@ -110,6 +110,18 @@ def test_gates_without_a_plan_is_not_passed(
     assert code == 1 and "no plan file in plan/" in out
 
 
+def test_gates_on_a_plan_with_no_commitments_is_not_passed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only headings (seed000 D8): nothing to hold, so nothing passes; exit 1, said why."""
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "plan" / "x.md").write_text("# T\n## Key Results\n## User Story Map\n", "utf-8")
+    code, out, _ = cli(capsys, "gates")
+    assert code == 1 and "it has no key result and no story-map leaf" in out
+    code, out, _ = cli(capsys, "gates", "--json")
+    assert code == 1 and json.loads(out)["problem"] == "it has no key result and no story-map leaf"
+
+
 def test_marker_reads_stdin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json
 from goalkeeper.cli.render import gates_json
 from goalkeeper.config import load_config, relevant_env
 from goalkeeper.core.gates import evaluate_plan_gates
+from goalkeeper.core.plan import has_commitments
 from goalkeeper.store.documents import load_plan
 
 
@@ -20,12 +23,17 @@ def gates_command(app: App, as_json: bool) -> int:
     A cancelled item needs its reason: `- [-] … (cancelled: <reason>)`. The check gate
     depends on the session's PDCA history; `goalkeeper status` shows it.
 
-    Exit status: 0 when both gates pass, 1 when one is open or there is no usable plan.
+    Exit status: 0 when both gates pass, 1 when one is open or there is no usable plan (a plan
+    with no key result and no story-map leaf commits to nothing, so it is not one).
     """
     config = load_config(app.project, relevant_env())
     doc = load_plan(app.project, config.plan_dir)
-    report = evaluate_plan_gates(doc.plan) if doc is not None and doc.plan is not None else None
+    plan = doc.plan if doc is not None else None
+    empty = plan is not None and not has_commitments(plan)
+    report = evaluate_plan_gates(plan) if plan is not None and not empty else None
     passed = report is not None and report.passed
+    if empty and doc is not None:
+        doc = replace(doc, problem="it has no key result and no story-map leaf")
     if as_json:
         echo_json(
             {
