@@ -335,3 +335,33 @@ def test_a_missing_transcript_means_the_check_cannot_count(project: Path) -> Non
         payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
     )
     assert result["reason"].startswith("goalkeeper could not read which commands")
+
+
+def test_a_phase_line_in_an_earlier_text_block_counts(project: Path) -> None:
+    """The final message as the transcript holds it, not only `last_assistant_message` (its
+    last block): `[PDCA] check` in the first of two blocks is read (seed000 D5)."""
+    transcript = project / "transcript.jsonl"
+    _append(
+        transcript,
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Tests pass.\n[PDCA] check"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Summary: 3 tests ran."}]}},
+    )  # fmt: skip
+    from goalkeeper.config import load_config
+    from goalkeeper.hosts.claude_code import HookInput, to_events
+
+    hook = HookInput(
+        "Stop",
+        "s",
+        str(project),
+        transcript_path=str(transcript),
+        last_assistant_message="Summary: 3 tests ran.",
+    )
+    (event,), _ = to_events(hook, {}, load_config(project, {}))
+    assert event.last_text == "Tests pass.\n[PDCA] check\nSummary: 3 tests ran."
+    stale = HookInput(
+        "Stop", "s", str(project), transcript_path=str(transcript), last_assistant_message="new"
+    )
+    (event,), _ = to_events(stale, {}, load_config(project, {}))
+    assert event.last_text == "new"  # the transcript lags behind: the hook's own word stands

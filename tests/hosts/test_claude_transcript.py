@@ -260,3 +260,22 @@ def test_a_result_whose_call_is_before_the_offset_is_ignored(tmp_path: Path) -> 
     path.write_text(before + result("t0", "1 passed", False, ok_detail("1 passed")))
     tail = read_tail(str(path), len(before.encode()), 1 << 20)
     assert tail is not None and tail.runs == () and tail.tool_calls == 0
+
+
+def test_the_final_message_is_every_text_block_after_the_last_tool_call(tmp_path: Path) -> None:
+    """Claude Code writes each content block on its own line; the final message is the text
+    blocks after the last tool call (seed000 D5: a phase line in an earlier block)."""
+    path = tmp_path / "t.jsonl"
+    result = {"type": "tool_result", "tool_use_id": "toolu_a", "content": "ok"}
+    path.write_text(
+        assistant([{"type": "text", "text": "Running it."}])
+        + assistant([tool("toolu_a")])
+        + json.dumps({"type": "user", "message": {"role": "user", "content": [result]}}) + "\n"
+        + assistant([{"type": "text", "text": "Tests pass.\n[PDCA] check"}], "m2")
+        + assistant([{"type": "text", "text": "Summary: 3 tests ran."}], "m2")
+    )  # fmt: skip
+    tail = read_tail(str(path), 0, 1 << 20)
+    assert tail is not None
+    assert tail.final_text == "Tests pass.\n[PDCA] check\nSummary: 3 tests ran."
+    path.write_text(path.read_text() + user("next prompt"))
+    assert read_tail(str(path), 0, 1 << 20).final_text == ""  # type: ignore[union-attr]

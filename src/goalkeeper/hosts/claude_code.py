@@ -271,8 +271,10 @@ def to_events(
         return (
             Settled(sid, hook.last_assistant_message or "", error=hook.error or "api error"),
         ), {}
-    activity, host_state = _activity(hook, stored, config)
-    return (Settled(sid, hook.last_assistant_message or "", activity=activity),), host_state
+    activity, host_state, final = _activity(hook, stored, config)
+    last = hook.last_assistant_message or ""
+    text = final if final and final.endswith(last.strip()) else last  # the whole final message
+    return (Settled(sid, text, activity=activity),), host_state
 
 
 def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
@@ -305,9 +307,11 @@ def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
 
 def _activity(
     hook: HookInput, stored: Mapping[str, Any], config: Config
-) -> tuple[Activity, dict[str, Any]]:
+) -> tuple[Activity, dict[str, Any], str]:
+    """What ran since the last stop, the transcript bookkeeping, and the final message's text
+    as the transcript has it (all its text blocks; "" when unknown)."""
     if not hook.transcript_path:
-        return Activity(), {}
+        return Activity(), {}, ""
     from goalkeeper.hosts.claude_transcript import read_tail
 
     same_file = stored.get("transcript_path") == hook.transcript_path
@@ -318,11 +322,12 @@ def _activity(
         config.transcript_tail_kb * 1024,
     )
     if tail is None:  # named but missing, or not a regular file: what ran cannot be told
-        return Activity(unreadable=True), {}
+        return Activity(unreadable=True), {}, ""
     activity = Activity(
         tail.tool_calls, tail.context_tokens, tail.size, tail.long_wait, runs=tail.runs
     )
-    return activity, {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
+    state = {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
+    return activity, state, tail.final_text
 
 
 def _transcript_mark(path: str | None) -> dict[str, Any]:

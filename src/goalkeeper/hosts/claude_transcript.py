@@ -39,6 +39,9 @@ class TranscriptTail:
     """A subagent, or a shell command in the background or with a timeout of a minute or more."""
     runs: tuple[ToolRun, ...] = ()
     """The tool calls, in the order they were made, with how each ended."""
+    final_text: str = ""
+    """The text blocks of the last assistant message (after its last tool call), joined:
+    ``last_assistant_message`` holds only the last block, and a phase line may be in another."""
 
 
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
@@ -70,8 +73,10 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
     results: dict[str, list[tuple[dict[str, object], dict[str, object]]]] = {}
     long_wait = False
     last_usage: bytes | None = None
+    texts: list[str] = []  # the final message so far: reset by a tool call or a user line
     for line in body.split(b"\n"):
         if b'"tool_result"' in line and b'"assistant"' not in line:
+            texts = []
             entry = _entry(line)
             for block in _blocks(entry):
                 ident = block.get("tool_use_id")
@@ -79,8 +84,17 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
                     results.setdefault(ident, []).append((block, entry))
             continue
         if b'"assistant"' not in line:
+            if b'"user"' in line:
+                texts = []
             continue
+        if b'"text"' in line and b'"tool_use"' not in line:
+            texts += [
+                str(b.get("text"))
+                for b in _blocks(_entry(line))
+                if b.get("type") == "text" and isinstance(b.get("text"), str)
+            ]
         if b'"tool_use"' in line:
+            texts = []
             for block in _blocks(_entry(line)):
                 if block.get("type") == "tool_use":
                     ident = block.get("id")
@@ -100,7 +114,12 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
         start + end,
         long_wait,
         runs,
+        "\n".join(texts)[-MAX_FINAL_TEXT:],
     )
+
+
+MAX_FINAL_TEXT = 64 * 1024
+"""A final message longer than this is read from its end: the phase line is its last line."""
 
 
 def _run(
