@@ -687,3 +687,18 @@ def test_a_plan_with_no_commitments_is_no_plan() -> None:
     again = guard.on_event(Settled("s", "[PDCA] complete", activity=Activity(1)), first.state, ctx)
     assert not any(isinstance(a, Close | Continue) for a in again.actions)
     assert guard.on_event(BeforeAgentStart("s"), CadenceState(), ctx).actions == ()
+
+
+def test_an_unreadable_transcript_is_told_once() -> None:
+    """The host could not read what ran (a missing transcript) and nothing else counted the
+    tools: the user hears once that the stuck rule is off (seed000 D6)."""
+    ctx = context(PLAN)
+    blind = Activity(unreadable=True)
+    first = guard.on_event(Settled("s", "[PDCA] plan", activity=blind), CadenceState(), ctx)
+    notes = [a.text for a in first.actions if isinstance(a, Notify)]
+    assert any("cannot count the agent's tool calls" in n for n in notes), notes
+    again = guard.on_event(Settled("s", "[PDCA] plan", activity=blind), first.state, ctx)
+    assert not any("cannot count" in a.text for a in again.actions if isinstance(a, Notify))
+    counted = replace(CadenceState(), tool_calls=2)  # PreToolUse counted them: nothing to say
+    seen = guard.on_event(Settled("s", "[PDCA] do", activity=blind), counted, ctx)
+    assert not any("cannot count" in a.text for a in seen.actions if isinstance(a, Notify))

@@ -40,6 +40,7 @@ Scripts read the report as JSON. Then more.
 def project(tmp_path: Path) -> Path:
     (tmp_path / "plan").mkdir()
     (tmp_path / "plan" / "report.md").write_text(PLAN, encoding="utf-8")
+    (tmp_path / "transcript.jsonl").touch()  # Claude Code's, as it is when a session starts
     return tmp_path
 
 
@@ -329,12 +330,17 @@ def test_a_transcript_line_nobody_ran_is_not_a_check(project: Path) -> None:
 
 def test_a_missing_transcript_means_the_check_cannot_count(project: Path) -> None:
     """The transcript named in the Stop payload is gone (deleted, say): the check round does
-    not count, and the model is told why."""
+    not count, and the model is told why; the user hears once that tool calls cannot be
+    counted (seed000 D6)."""
     answer(payload("session_start.json", project), project)
+    (project / "transcript.jsonl").unlink()
     result = answer(
         payload("stop_do.json", project, last_assistant_message="[PDCA] check"), project
     )
     assert result["reason"].startswith("goalkeeper could not read which commands")
+    assert "cannot count the agent's tool calls" in result["systemMessage"]
+    again = answer(payload("stop_do.json", project, last_assistant_message="[PDCA] do"), project)
+    assert "cannot count" not in again.get("systemMessage", "")
 
 
 def test_a_phase_line_in_an_earlier_text_block_counts(project: Path) -> None:

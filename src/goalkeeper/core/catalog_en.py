@@ -125,6 +125,11 @@ MESSAGES: dict[str, str] = {
         "current state into the plan (what is done with its evidence, what is next), so nothing "
         "is lost."
     ),
+    "stuck.unmeasured": (
+        "goalkeeper cannot read this session's transcript, so it cannot count the agent's tool "
+        "calls: the stuck rule (re-plan after rounds without a tool) is off until it can, and "
+        "checks that need a tool call do not count."
+    ),
     "session.too_large": (
         "goalkeeper paused: this session's transcript is {mb} MB (limit {limit} MB). The plan is "
         "on disk: start a new session (/clear or a new terminal) and it will pick up from there."

@@ -66,6 +66,10 @@ MESSAGES: dict[str, str] = {
     "stuck.pause": "goalkeeper 已暂停：重新计划 {resets} 次后仍然没有工具调用。计划已落盘；给 agent 一个提示或更小的任务即可继续（新的提示会让计数重新开始）。",
     "compact.instructions": "保留计划路径、目标、未完成的关键结果、下一片未完成的地图叶子、最近的 PDCA 阶段和最新证据。",
     "context.save_state": "上下文已用 {percent}%，很快会被压缩。先把当前状态写进计划（完成了什么、证据是什么、下一步是什么），确保不丢失。",
+    "stuck.unmeasured": (
+        "goalkeeper 读不到本会话的记录文件，无法统计智能体的工具调用：卡住规则（连续几轮没有工具调用就重新规划）"
+        "在能读到之前不起作用，需要工具调用的检查也不计数。"
+    ),
     "session.too_large": "goalkeeper 已暂停：本会话记录已有 {mb} MB（上限 {limit} MB）。计划已落盘：开一个新会话（/clear 或新终端）即可接着做。",
     "pause.aborted": "goalkeeper 已暂停：运行被中止。发送一条消息即可继续。",
     "pause.error": "goalkeeper 已暂停：运行出错（{error}）。发送一条消息即可继续。",

@@ -122,6 +122,8 @@ class CadenceState:
     """Digests of the commitments that were open when that count began."""
     blocked_resolved: int = 0
     """How many of those have been closed, rewritten or removed since: progress is more."""
+    unmeasured_told: bool = False
+    """The user was told that this session's tool calls cannot be counted (seed000 D6)."""
     kept_tests: str = ""
     """The key of the tests kept at the user's first prompt (``KeepTests``): a close is held to
     them (``plan_tests``)."""
@@ -216,6 +218,10 @@ def decide_settle(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[Cadence
     A plan read with a caveat (invalid UTF-8) is used, and the user is told once."""
     verdict = _decide(ev, s, ctx)
     state = verdict.state or s
+    if ev.activity.unreadable and _tool_calls(ev, s) is None and not state.unmeasured_told:
+        notice = Notify(ctx.say("stuck.unmeasured"), "warning")  # once: the stuck rule is off
+        verdict = Verdict((*verdict.actions, notice), replace(state, unmeasured_told=True))
+        state = verdict.state or state
     doc = ctx.plan
     if doc is not None and doc.plan is not None and doc.note and state.notified_problem != doc.note:
         notice = Notify(ctx.say("plan.note", path=doc.path, note=doc.note), "warning")
