@@ -371,3 +371,19 @@ def test_a_phase_line_in_an_earlier_text_block_counts(project: Path) -> None:
     )
     (event,), _ = to_events(stale, {}, load_config(project, {}))
     assert event.last_text == "new"  # the transcript lags behind: the hook's own word stands
+
+
+def test_a_stop_with_background_work_running_is_not_a_settle(project: Path) -> None:
+    """`background_tasks` in flight: the agent waits for them, so goalkeeper neither continues
+    nor closes; with them done, the same Stop is decided as usual (seed000, true settle)."""
+    running = [{"id": "b1", "type": "shell", "status": "running", "command": "sleep 60"}]
+    waiting = answer(
+        payload("stop_complete_early.json", project, background_tasks=running), project
+    )
+    assert set(waiting) == {"systemMessage"}  # no block, no close: the user hears why
+    assert "1 background task(s) still running" in waiting["systemMessage"]
+    done = [{"id": "b1", "type": "shell", "status": "completed"}]
+    decided = answer(payload("stop_complete_early.json", project, background_tasks=done), project)
+    assert decided["decision"] == "block"
+    odd = answer(payload("stop_complete_early.json", project, background_tasks="x"), project)
+    assert odd["decision"] == "block"  # a malformed field is ignored, not trusted

@@ -147,6 +147,10 @@ MESSAGES: dict[str, str] = {
     "plan.unreadable": "goalkeeper: the plan {path} could not be used ({problem}); gates are not checked until it is fixed.",
     "plan.note": "goalkeeper: the plan {path} was used with a caveat: {note}.",
     "hook.internal_error": "goalkeeper: internal error ({error}); the agent was not blocked. Details: goalkeeper status.",
+    "hook.background_wait": (
+        "goalkeeper: the agent stopped with {n} background task(s) still running, so nothing is "
+        "decided yet: the work is not judged done; goalkeeper decides at the stop after them."
+    ),
     "hook.bad_input": "goalkeeper: {problem}; the agent was not blocked.",
     "hook.unknown_event": "goalkeeper: ignored the unknown hook event '{event}'.",
     "hook.block_cap_low": (

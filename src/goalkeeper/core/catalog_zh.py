@@ -79,6 +79,10 @@ MESSAGES: dict[str, str] = {
     "plan.unreadable": "goalkeeper：计划 {path} 无法使用（{problem}）；修好之前不检查收口门。",
     "plan.note": "goalkeeper：计划 {path} 已使用，但有一个问题：{note}。",
     "hook.internal_error": "goalkeeper：内部错误（{error}）；没有阻塞 agent。详情：goalkeeper status。",
+    "hook.background_wait": (
+        "goalkeeper：智能体停下时还有 {n} 个后台任务在运行，所以现在不做判定：工作不算完成；"
+        "goalkeeper 会在它们结束后的那次停止时判定。"
+    ),
     "hook.bad_input": "goalkeeper：{problem}；没有阻塞 agent。",
     "hook.unknown_event": "goalkeeper：忽略未知的 hook 事件 '{event}'。",
     "hook.block_cap_low": (

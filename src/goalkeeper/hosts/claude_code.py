@@ -116,6 +116,9 @@ class HookInput:
     error: str | None = None
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
+    background: int = 0
+    """Background work still running at a Stop (``background_tasks``): the agent is waiting
+    for it, not settled."""
 
 
 def parse_input(raw: bytes) -> HookInput:
@@ -158,6 +161,22 @@ def parse_input(raw: bytes) -> HookInput:
         tool_input=payload.get("tool_input")
         if isinstance(payload.get("tool_input"), dict)
         else None,
+        background=_running(payload.get("background_tasks")),
+    )
+
+
+_IN_FLIGHT = frozenset({"running", "pending", "starting", "in_progress"})
+
+
+def _running(tasks: object) -> int:
+    """How many of the Stop's ``background_tasks`` are still in flight (bounded, never
+    raises): a shell in the background, a subagent, a monitor."""
+    if not isinstance(tasks, list):
+        return 0
+    return sum(
+        1
+        for task in tasks[:1000]
+        if isinstance(task, dict) and str(task.get("status", "running")).lower() in _IN_FLIGHT
     )
 
 
@@ -215,6 +234,9 @@ def _answer(
 
     if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
         return pre_tool_use_plumbing(hook)
+    if hook.event == "Stop" and hook.background:  # waiting for background work, not settled
+        lang = config.lang if config.lang != "auto" else "en"
+        return {"systemMessage": render(lang, "hook.background_wait", n=hook.background)}
 
     from goalkeeper.engine.supervisor import Supervisor
 
