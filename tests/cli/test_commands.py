@@ -97,7 +97,12 @@ def test_gates_exit_status_follows_the_plan(
     """gates exits 1 while an item is open and 0 once everything is done or cancelled."""
     code, out, _ = cli(capsys, "gates", "--json")
     assert code == 1 and json.loads(out)["passed"] is False
-    (project / "plan" / "report.md").write_text(PLAN.replace("- [ ]", "- [x]"), encoding="utf-8")
+    ticked = PLAN.replace("- [ ]", "- [x]")
+    (project / "plan" / "report.md").write_text(ticked, encoding="utf-8")
+    code, out, _ = cli(capsys, "gates")  # KR1 ticked at "current 1" of 3: not done
+    assert code == 1 and "(ticked, but short of its target)" in out
+    done = ticked.replace("current 1", "current 3")
+    (project / "plan" / "report.md").write_text(done, encoding="utf-8")
     code, out, _ = cli(capsys, "gates")
     assert code == 0 and "okr: passes" in out and "map: passes" in out
 

@@ -40,7 +40,7 @@ Scripts read the report as JSON. More later.
 - Slice 1
   - [ ] user runs report --json
 """
-DONE_PLAN = PLAN.replace("- [ ]", "- [x]")
+DONE_PLAN = PLAN.replace("- [ ]", "- [x]").replace("current 1", "current 3")
 guard = CadenceGuard()
 
 
@@ -590,7 +590,8 @@ def test_progress_on_the_plan_restarts_the_blocked_count() -> None:
     ticked later is not progress on what was open."""
     two = PLAN + "- [ ] KR2: exports 0 → 1\n"
     state = CadenceState()
-    for text, plan in (("a", two), ("b", two), ("c", two.replace("- [ ] KR1", "- [x] KR1"))):
+    ticked = two.replace("- [ ] KR1", "- [x] KR1").replace("current 1", "current 3")
+    for text, plan in (("a", two), ("b", two), ("c", ticked)):
         verdict = settle(state, f"[PDCA] blocked: {text}", plan)
         state = verdict.state or state
     assert kinds(verdict) == ["Continue"]
@@ -664,13 +665,13 @@ def test_quick_mode_asks_for_no_verification_and_tells_no_gate() -> None:
 def test_a_command_the_plan_named_counts_only_if_it_was_there_when_the_user_spoke() -> None:
     """A key result may name its own verification (`./scripts/e2e.sh`), but one the agent adds
     afterwards cannot vouch for its check: `python calc.py` prints and passes, checks nothing."""
-    named = DONE_PLAN.replace("current 1", "current 1, `./scripts/e2e.sh` exits 0")
+    named = DONE_PLAN.replace("current 3", "current 3, `./scripts/e2e.sh` exits 0")
     state = guard.on_event(UserPrompt("s", "go"), CadenceState(), context(named)).state
     assert state is not None and state.named == "./scripts/e2e.sh"
     verdict = settle(state, "[PDCA] check", named, activity=shell("./scripts/e2e.sh"))
     assert verdict.state is not None and verdict.state.check_status == "passed"
 
-    later = DONE_PLAN.replace("current 1", "current 1, `python calc.py` prints 5")
+    later = DONE_PLAN.replace("current 3", "current 3, `python calc.py` prints 5")
     fresh = guard.on_event(UserPrompt("s", "go"), CadenceState(), context(DONE_PLAN)).state
     assert fresh is not None and fresh.named == ""
     verdict = settle(fresh, "[PDCA] check", later, activity=shell("python calc.py"))
@@ -702,3 +703,14 @@ def test_an_unreadable_transcript_is_told_once() -> None:
     counted = replace(CadenceState(), tool_calls=2)  # PreToolUse counted them: nothing to say
     seen = guard.on_event(Settled("s", "[PDCA] do", activity=blind), counted, ctx)
     assert not any("cannot count" in a.text for a in seen.actions if isinstance(a, Notify))
+
+
+def test_a_key_result_ticked_short_of_its_target_is_not_closed() -> None:
+    """`- [x] KR1 … 0 → 3, current 1`: the tick says done, its own figure says not; the OKR
+    gate names it, and the refusal says why (issue 12, KR figures)."""
+    short = PLAN.replace("- [ ]", "- [x]")
+    state = settle(CadenceState(), "[PDCA] check", short).state
+    verdict = settle(state or CadenceState(), "[PDCA] complete", short)
+    (cont,) = [a for a in verdict.actions if isinstance(a, Continue)]
+    assert "OKR gate: 1 key result(s) not closed" in cont.text
+    assert "current 1 (ticked, but its current figure has not reached the target)" in cont.text

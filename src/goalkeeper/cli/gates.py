@@ -54,7 +54,10 @@ def gates_command(app: App, as_json: bool) -> int:
                 continue
             click.echo(f"  {result.gate}: {len(result.open)} open")
             for item in result.open:
-                why = " (cancelled without a reason)" if item.problem == "no_reason" else ""
+                why = {
+                    "no_reason": " (cancelled without a reason)",
+                    "short": " (ticked, but short of its target)",
+                }.get(item.problem, "")
                 click.echo(f"    - line {item.line}: {item.text}{why}")
     return int(ExitCode.OK if passed else ExitCode.NOT_PASSED)
 

@@ -87,6 +87,7 @@ MESSAGES: dict[str, str] = {
     "gate.map": "- Map gate: {n} story-map leaf(s) not closed in {path}:",
     "gate.item.open": "  - [ ] {text}",
     "gate.item.no_reason": "  - [-] {text} (cancelled without a reason)",
+    "gate.item.short": "  - [x] {text} (ticked, but its current figure has not reached the target)",
     "gate.item.more": "  - … and {n} more",
     "gate.ways_out": (
         "For each open item choose one way and write it into the plan:\n"

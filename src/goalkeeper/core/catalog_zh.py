@@ -52,6 +52,7 @@ MESSAGES: dict[str, str] = {
     "gate.map": "- 地图门：{path} 中有 {n} 片故事地图叶子未收口：",
     "gate.item.open": "  - [ ] {text}",
     "gate.item.no_reason": "  - [-] {text}（取消了但没有写理由）",
+    "gate.item.short": "  - [x] {text}（已勾选，但当前数值还没达到目标）",
     "gate.item.more": "  - ……另有 {n} 项",
     "gate.ways_out": (
         "每个未收口的项选一条路，并写回计划：\n"

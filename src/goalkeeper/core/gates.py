@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from goalkeeper.core.mdcode import inline_code_spans
-from goalkeeper.core.plan import ItemState, Plan
+from goalkeeper.core.plan import ItemState, KeyResult, Plan
 from goalkeeper.core.shell_line import part_words
 from goalkeeper.core.shell_writes import in_project, written_paths
 from goalkeeper.core.test_runners import could_verify, narrows_selection, program_words
@@ -39,6 +39,7 @@ GateId = Literal["check", "okr", "map"]
 Problem = Literal[
     "open",
     "no_reason",
+    "short",
     "no_check",
     "do_after_check",
     "check_without_evidence",
@@ -155,13 +156,24 @@ def evaluate_check_gate(history: CheckHistory, *, require_tool: bool = True) -> 
 
 
 def evaluate_okr_gate(plan: Plan) -> GateResult:
-    """No key result may stay open; a cancelled one needs its reason."""
+    """No key result may stay open; a cancelled one needs its reason; a ticked one whose
+    current figure has not reached its target is not done (``KR1 0 → 3, current 1``)."""
     items = tuple(
         item
         for kr in plan.key_results
         if (item := _open_item(kr.text, kr.state, kr.reason, kr.line)) is not None
+        or (item := _short_item(kr)) is not None
     )
     return GateResult("okr", not items, items)
+
+
+def _short_item(kr: KeyResult) -> OpenItem | None:
+    p = kr.progress
+    if kr.state != "done" or p is None or p.current is None or p.target is None:
+        return None
+    falling = p.baseline is not None and p.target < p.baseline  # "errors 12 → 0"
+    short = p.current > p.target if falling else p.current < p.target
+    return OpenItem(kr.text, "short", kr.line) if short else None
 
 
 def evaluate_map_gate(plan: Plan) -> GateResult:
