@@ -9,7 +9,7 @@ unknown keys); this module turns its parts into a ``Goal`` value and back into c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -99,27 +99,19 @@ class GoalUpdate:
 def parse_goal_body(body: str) -> GoalBody:
     """The Objective (first paragraph), the Acceptance Criteria checklist and the Progress Log
     entries. Unknown sections are ignored; never raises."""
-    section: str | None = None
     objective: list[str] = []
     criteria: list[Criterion] = []
     log: list[str] = []
-    fence = False
-    for raw in body.replace("\r\n", "\n").split("\n"):
+    paragraph_done, last = False, None  # the objective is the first paragraph of its section
+    for _, raw, section in _body_rows(body.replace("\r\n", "\n").split("\n")):
+        if section != last:
+            paragraph_done, last = False, section
         stripped = raw.strip()
-        if stripped.startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        heading = _HEADING.match(raw)
-        if heading:
-            section = _section(heading.group(1))
-            continue
-        if section == "objective":
+        if section == "objective" and not paragraph_done:
             if stripped:
                 objective.append(stripped)
             elif objective:
-                section = "objective_done"
+                paragraph_done = True
         elif section == "criteria":
             item = _ITEM.match(raw)
             if item and item.group(3).strip() and not item.group(1):
@@ -143,6 +135,19 @@ def tick_criteria(body: str, texts: Iterable[str]) -> str:
     if not wanted:
         return body
     rows = body.split("\n")
+    for i, raw, section in _body_rows(rows):
+        item = _ITEM.match(raw.rstrip("\r"))
+        if section != "criteria" or item is None or item.group(1) or item.group(2) != " ":
+            continue
+        if " ".join(item.group(3).split()) in wanted:
+            rows[i] = raw.replace("[ ]", "[x]", 1)
+    return "\n".join(rows)
+
+
+def _body_rows(rows: list[str]) -> Iterator[tuple[int, str, str | None]]:
+    """Each row of a GOAL.md body outside code fences and headings, with its index and the
+    section the latest heading opened: what ``parse_goal_body`` reads and ``tick_criteria``
+    writes walk the body the same way."""
     section: str | None = None
     fence = False
     for i, raw in enumerate(rows):
@@ -155,12 +160,7 @@ def tick_criteria(body: str, texts: Iterable[str]) -> str:
         if heading:
             section = _section(heading.group(1))
             continue
-        item = _ITEM.match(raw.rstrip("\r"))
-        if section != "criteria" or item is None or item.group(1) or item.group(2) != " ":
-            continue
-        if " ".join(item.group(3).split()) in wanted:
-            rows[i] = raw.replace("[ ]", "[x]", 1)
-    return "\n".join(rows)
+        yield i, raw, section
 
 
 def goal_from_parts(frontmatter: Mapping[str, Any], body: str) -> Goal:
