@@ -10,10 +10,12 @@ import click
 from goalkeeper.cli.app import App
 
 
-@click.command("mcp", short_help="Serve goalkeeper's todo tool over MCP (stdio).")
+@click.command("mcp", short_help="Serve goalkeeper's tools over MCP (stdio).")
 @click.pass_obj
 def mcp_command(app: App) -> int:
-    """Serve goalkeeper's `todo` tool to an MCP client on stdin/stdout.
+    """Serve goalkeeper's tools to an MCP client on stdin/stdout: `todo` (tasks that need
+    evidence), `goal_approval` (ask the user to approve a changed goal) and, when the workflow
+    catalog loads, `workflow`, `workflow_active` and `workflow_ask`.
 
     `goalkeeper install claude` registers it in the project's .mcp.json. The project is
     CLAUDE_PROJECT_DIR when set, else the project folder. The session a call belongs to is
