@@ -336,7 +336,22 @@ def test_large_session_pauses_and_suggests_a_new_one() -> None:
     """A transcript above session_mb pauses with the way forward."""
     verdict = settle(CadenceState(), "[PDCA] do", activity=Activity(1, None, 60 * 1024 * 1024))
     assert kinds(verdict) == ["Pause"]
-    assert "60 MB (limit 50 MB)" in pause_of(verdict)
+    assert "60 MB, over the 50 MB limit" in pause_of(verdict)
+    just_over = Activity(1, None, 52_429_057)  # 50.00004 MB: rounding must not hide it
+    assert "50.00 MB, over the 50 MB limit" in pause_of(
+        settle(CadenceState(), "x", activity=just_over)
+    )
+
+
+def test_the_objective_is_its_first_sentence_whatever_its_abbreviations() -> None:
+    """ "Ship JSON (e.g. for nightly) today." is one sentence in every anchor (seed000 D9)."""
+    from goalkeeper.core.plan import parse_objective
+
+    assert parse_objective(["Ship JSON (e.g. for nightly) today. More later."]) == (
+        "Ship JSON (e.g. for nightly) today."
+    )
+    assert parse_objective(["Use e.g. jq to read it. Then more."]) == "Use e.g. jq to read it."
+    assert parse_objective(["Version 2.0 ships. Then"]) == "Version 2.0 ships."
 
 
 def test_complete_with_passing_gates_closes_even_in_a_large_session() -> None:

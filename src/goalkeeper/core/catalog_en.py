@@ -132,7 +132,7 @@ MESSAGES: dict[str, str] = {
         "checks that need a tool call do not count."
     ),
     "session.too_large": (
-        "goalkeeper paused: this session's transcript is {mb} MB (limit {limit} MB). The plan is "
+        "goalkeeper paused: this session's transcript is {mb} MB, over the {limit} MB limit. The plan is "
         "on disk: start a new session (/clear or a new terminal) and it will pick up from there."
     ),
     # -- pauses and closes (for the user) ------------------------------------------------------

@@ -71,7 +71,7 @@ MESSAGES: dict[str, str] = {
         "goalkeeper 读不到本会话的记录文件，无法统计智能体的工具调用：卡住规则（连续几轮没有工具调用就重新规划）"
         "在能读到之前不起作用，需要工具调用的检查也不计数。"
     ),
-    "session.too_large": "goalkeeper 已暂停：本会话记录已有 {mb} MB（上限 {limit} MB）。计划已落盘：开一个新会话（/clear 或新终端）即可接着做。",
+    "session.too_large": "goalkeeper 已暂停：本会话记录已有 {mb} MB，超过了 {limit} MB 的上限。计划已落盘：开一个新会话（/clear 或新终端）即可接着做。",
     "pause.aborted": "goalkeeper 已暂停：运行被中止。发送一条消息即可继续。",
     "pause.error": "goalkeeper 已暂停：运行出错（{error}）。发送一条消息即可继续。",
     "pause.cap": "goalkeeper 已暂停：已连续自动续跑 {n} 次（max_continuations）。发送一条消息即可继续（计数会重新开始），或调高上限。",

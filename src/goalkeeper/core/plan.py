@@ -42,7 +42,6 @@ def _label(chinese: str, english: str) -> re.Pattern[str]:
 _BASELINE = _label("基线|起点", "baseline|from")
 _TARGET = _label("目标值|目标", "target|goal|to")
 _CURRENT = _label("当前|现在|目前|实际", "currently|current|now|actual|at")
-_SENTENCE = re.compile(r"(.+?(?:[。！？!?]|\.(?=\s|$)))")
 _OBJECTIVE_LABEL = re.compile(r"^(?:O|objective|目标)\s*[:：]\s*", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -194,9 +193,32 @@ def parse_objective(lines: list[str]) -> str | None:
     for piece in (p for p in para if p):
         cjk_join = text and _CJK.match(text[-1]) and _CJK.match(piece[0])
         text += piece if not text or cjk_join else " " + piece
-    m = _SENTENCE.match(text)
-    sentence = (m.group(1) if m else text).strip()
-    return sentence or None
+    return _first_sentence(text).strip() or None
+
+
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "approx", "mr", "ms", "dr", "no"})
+"""Words whose period does not end a sentence (``e.g. for nightly``)."""
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first sentence end outside parentheses: ``。！？!?``, or a period before a
+    space or the end that does not close an abbreviation (seed000 D9: "Ship JSON (e.g. for
+    nightly) today." is one sentence)."""
+    depth = 0
+    for i, c in enumerate(text):
+        if c in "(（[":
+            depth += 1
+        elif c in ")）]":
+            depth = max(0, depth - 1)
+        elif depth:
+            continue
+        elif c in "。！？!?":
+            return text[: i + 1]
+        elif c == "." and (i + 1 == len(text) or text[i + 1].isspace()):
+            word = text[:i].rsplit(None, 1)[-1].lower() if text[:i].strip() else ""
+            if word.lstrip("(\"'") not in _ABBREVIATIONS:
+                return text[: i + 1]
+    return text
 
 
 def parse_plan(text: str) -> Plan:

@@ -274,7 +274,8 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
 
     size = ev.activity.session_bytes
     if size is not None and size > cfg.session_mb * 1024 * 1024:
-        mb = f"{size / 1024 / 1024:.0f}"
+        value = size / 1024 / 1024
+        mb = f"{value:.0f}" if value - cfg.session_mb >= 1 else f"{value:.2f}"  # 50.00 > 50
         limit = f"{cfg.session_mb:g}"
         return _stop(records, say("session.too_large", mb=mb, limit=limit), s, ctx)
 
