@@ -194,14 +194,18 @@ def test_a_masked_exit_status_counts_only_with_the_runners_passing_summary() -> 
 
 def test_a_pytest_run_that_prints_no_summary_is_not_a_pass() -> None:
     """pytest always ends with its summary line: exit 0 without one is something else
-    answering as pytest (a `pytest.py` in the project that exits 0). Output sent to a file is
-    not judged by what the shell showed."""
+    answering as pytest (a `pytest.py` in the project that exits 0), whatever redirection the
+    line has: `2>&1` shows everything, and output sent to a file shows nothing."""
     shadow = shell("python -m pytest -q", tail="")
     assert evaluate_round([shadow], tools=1).status == "unknown"
     quiet = shell("pytest -qq", tail=".. [100%]")
     assert evaluate_round([quiet], tools=1).status == "unknown"
+    merged = shell("python -m pytest -q 2>&1", tail="")
+    assert evaluate_round([merged], tools=1).status == "unknown"
     logged = shell("pytest -q > test.log", tail="")
-    assert evaluate_round([logged], tools=1).status == "passed"
+    assert evaluate_round([logged], tools=1).status == "unknown"
+    shown = shell("pytest -q 2>&1", tail="3 passed in 0.1s")
+    assert evaluate_round([shown], tools=1).status == "passed"
     other = shell("npm test", tail="")
     assert evaluate_round([other], tools=1, declared=("npm test",)).status == "passed"
 

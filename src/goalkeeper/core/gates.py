@@ -376,22 +376,21 @@ def _verdict(run: ToolRun, declared: Sequence[str], vouchers: Counter[str] | Non
         if not (summary.known and summary.passed >= 1 and not summary.failed):
             return "unknown"  # `pytest >/dev/null || true`: nothing says how it ended
     program = program_words(part_words(found[0]))
-    if program is not None and _silent_pytest(program, found[0], run.tail):
+    if program is not None and _silent_pytest(program, run.tail):
         return "unknown"  # pytest always ends with its summary: something else answered
     if program is not None and narrows_selection(program):
         return "narrowed"
     return "passed"
 
 
-def _silent_pytest(program: list[str], part: str, tail: str) -> bool:
-    """A pytest run that exited 0 with no pytest summary in its output, its output not sent
-    elsewhere: a ``pytest.py`` in the project that exits 0, or code that ends the run at import
-    (``os._exit(0)``), never a run of the tests."""
+def _silent_pytest(program: list[str], tail: str) -> bool:
+    """A pytest run that exited 0 with no pytest summary in what the shell showed: a
+    ``pytest.py`` in the project that exits 0, code that ends the run at import
+    (``os._exit(0)``), or output sent to a file where nothing shows how it ended. None of them
+    is a run of the tests goalkeeper saw."""
     from goalkeeper.core.argv import runner_of
 
-    if runner_of(program) != "pytest" or ">" in part:
-        return False
-    return not parse_test_summary(tail).known
+    return runner_of(program) == "pytest" and not parse_test_summary(tail).known
 
 
 _NOTHING_RAN = re.compile(
