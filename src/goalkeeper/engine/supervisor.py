@@ -126,12 +126,7 @@ class Supervisor:
 
     def _baseline(self, promise: Promise | None) -> Any:
         """The protected tests of the approved goal (``store.test_baseline``), or None."""
-        if promise is None:
-            return None
-        from goalkeeper.store.test_baseline import load_baseline
-
-        with self.store.transaction() as conn:
-            return load_baseline(conn, promise.goal_id)
+        return self._kept(promise.goal_id) if promise is not None else None
 
     def _kept(self, key: str) -> Any:
         """The tests kept under ``key`` (``KeepTests``), or None."""
