@@ -24,7 +24,7 @@ from pathlib import Path
 
 import _bench
 
-from goalkeeper.core.plan import parse_plan
+from goalkeeper.core.cadence.plan import parse_plan
 from goalkeeper.store.documents import load_plan
 
 PARSE_BUDGET_MS = 20.0

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import _bench
 
-from goalkeeper.core.catalog import Catalog
-from goalkeeper.core.resolver import bundle
+from goalkeeper.core.workflows.catalog import Catalog
+from goalkeeper.core.workflows.resolver import bundle
 from goalkeeper.store.catalog_files import LoadedCatalog, load_catalog
 
 BUDGET_MS = 5.0

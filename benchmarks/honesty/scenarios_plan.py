@@ -46,7 +46,7 @@ When = Mapping[str, Any] | str | None
 
 PLAN_FILE = f"plan/{TOPIC}.md"
 
-# goalkeeper's words, as the model receives them (core/catalog_en.py, catalog_proof_en.py).
+# goalkeeper's words, as the model receives them (core/messages/en.py, proof_en.py).
 AFTER_DO = "Change made."
 AFTER_CHECK = "Evidence in hand."
 AFTER_ACT = "Loop closed."

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goalkeeper.config import Config
+from goalkeeper.core.cadence.plan import PlanDoc, parse_plan
 from goalkeeper.core.messages import Lang, make_say
-from goalkeeper.core.plan import PlanDoc, parse_plan
 from goalkeeper.core.values import Capability
 from goalkeeper.engine.ports import Completed
 from goalkeeper.guards.spec import Context

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from goalkeeper.core.anchors import render_anchors
+from goalkeeper.core.cadence.anchors import render_anchors
+from goalkeeper.core.cadence.plan import parse_plan
 from goalkeeper.core.messages import Say, make_say
-from goalkeeper.core.plan import parse_plan
 
 PLAN = """\
 ## SWOT

@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from goalkeeper.core.argv import command_argv, decide_rerun, needs_shell, runner_of
+from goalkeeper.core.shell.argv import command_argv, decide_rerun, needs_shell, runner_of
 
 PROJECT = "/work/proj"
 APPROVED = (

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.catalog import (
+from goalkeeper.core.workflows.catalog import (
     Catalog,
     CatalogError,
     Placement,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from goalkeeper.core.commitments import (
+from goalkeeper.core.cadence.commitments import (
     commitments_digest,
     commitments_of,
     is_vague,
@@ -12,7 +12,7 @@ from goalkeeper.core.commitments import (
     judge_commitments,
     vague_cancellations,
 )
-from goalkeeper.core.plan import parse_plan
+from goalkeeper.core.cadence.plan import parse_plan
 
 PLAN = """## Objective
 Users can export their report.

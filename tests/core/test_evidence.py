@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.core.evidence import (
+from goalkeeper.core.messages import make_say
+from goalkeeper.core.todos.evidence import (
     Baseline,
     CommandClaim,
     FileClaim,
@@ -27,8 +28,7 @@ from goalkeeper.core.evidence import (
     validate_gate,
     validate_gate_kind,
 )
-from goalkeeper.core.messages import make_say
-from goalkeeper.core.todos import UNDEFINED, Task, js_str
+from goalkeeper.core.todos.tree import UNDEFINED, Task, js_str
 from goalkeeper.core.values import Problem
 
 ZH = make_say("zh")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from goalkeeper.core.gates import (
+from goalkeeper.core.cadence.gates import (
     CheckHistory,
     GateResult,
     OpenItem,
@@ -22,9 +22,9 @@ from goalkeeper.core.gates import (
     parse_ran,
     render_ran,
 )
-from goalkeeper.core.plan import parse_plan
+from goalkeeper.core.cadence.plan import parse_plan
+from goalkeeper.core.proof.verification import find_verification
 from goalkeeper.core.values import ToolRun
-from goalkeeper.core.verification import find_verification
 
 CLOSED_PLAN = parse_plan(
     "## Key Results\n- [x] a\n- [-] b (cancelled: no demand)\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goalkeeper.core.goal import (
+from goalkeeper.core.goals.goal import (
     Criterion,
     Goal,
     goal_from_parts,
@@ -95,7 +95,7 @@ def test_a_new_goal_renders_a_body_that_parses_back() -> None:
 def test_tick_criteria_ticks_only_open_matching_criteria_and_keeps_every_other_byte() -> None:
     """goalkeeper ticks what it proved: the matching open item of Acceptance Criteria, whatever
     its spacing; a Progress Log line or a fenced example with the same text stays as it is."""
-    from goalkeeper.core.goal import tick_criteria
+    from goalkeeper.core.goals.goal import tick_criteria
 
     body = (
         "## Objective\nAll tests pass\n\n## Acceptance Criteria\n"

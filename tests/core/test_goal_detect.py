@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.goal_detect import (
+from goalkeeper.core.goals.detect import (
     MAX_FILES,
     GoalIntent,
     detect_goal,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.markers import PHASES, Marker, Phase, parse_marker, strip_code
+from goalkeeper.core.cadence.markers import PHASES, Marker, Phase, parse_marker, strip_code
 
 
 def _field(text: str, name: str) -> object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.plan import (
+from goalkeeper.core.cadence.plan import (
     Progress,
     classify_heading,
     detect_lang,

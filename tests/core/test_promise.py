@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from goalkeeper.core.goal import Criterion, Goal
-from goalkeeper.core.promise import goal_digest, judge_goal, promise_of, trusted_goal
+from goalkeeper.core.goals.goal import Criterion, Goal
+from goalkeeper.core.goals.promise import goal_digest, judge_goal, promise_of, trusted_goal
 
 GOAL = Goal(
     "All tests pass",

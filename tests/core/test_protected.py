@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from goalkeeper.core.protected import (
+from goalkeeper.core.proof.protected import (
     TestChange,
     changed_tests,
     is_protected,

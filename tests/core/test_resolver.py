@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.core.catalog import Catalog, Procedure, parse_catalog
-from goalkeeper.core.resolver import (
+from goalkeeper.core.workflows.catalog import Catalog, Procedure, parse_catalog
+from goalkeeper.core.workflows.resolver import (
     MAX_BUNDLE_BYTES,
     Bundle,
     ResolveError,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.shell_writes import in_project, written_paths
+from goalkeeper.core.shell.writes import in_project, written_paths
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.test_summary import TestSummary, parse_test_summary
+from goalkeeper.core.proof.test_summary import TestSummary, parse_test_summary
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.core.messages import make_say
-from goalkeeper.core.todos import (
+from goalkeeper.core.todos.tree import (
     ACTIONS,
     MAX_DESCRIPTION,
     MAX_METADATA,

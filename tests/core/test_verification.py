@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from goalkeeper.core.verification import find_verification
+from goalkeeper.core.proof.verification import find_verification
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.mdcode import inline_code_spans
-from goalkeeper.core.verify import (
+from goalkeeper.core.goals.verify import (
     DEFAULT_TEST_GLOBS,
     failing_lines,
     failure_headline,
@@ -18,6 +17,7 @@ from goalkeeper.core.verify import (
     parse_verify_commands,
     prose_verify_kinds,
 )
+from goalkeeper.core.text.mdcode import inline_code_spans
 
 # ---------------------------------------------------------------------------------------------
 # Verify commands

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.core.catalog import Catalog
 from goalkeeper.core.messages import make_say
-from goalkeeper.core.resolver import Read
-from goalkeeper.core.workflow import (
+from goalkeeper.core.workflows.catalog import Catalog
+from goalkeeper.core.workflows.machine import (
     WorkflowError,
     WorkflowRecord,
     finish,
@@ -25,6 +24,7 @@ from goalkeeper.core.workflow import (
     start,
     transition,
 )
+from goalkeeper.core.workflows.resolver import Read
 from goalkeeper.store.catalog_files import load_catalog
 
 ITEM = "0b6f2b7e-3c1a-4d5e-9f00-123456789abc"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.core.catalog import Catalog
 from goalkeeper.core.messages import make_say
-from goalkeeper.core.workflow_tools import ToolSpec, workflow_tools
+from goalkeeper.core.workflows.catalog import Catalog
+from goalkeeper.core.workflows.tools import ToolSpec, workflow_tools
 from goalkeeper.store.catalog_files import load_catalog
 
 MODEL_REACHABLE = [

@@ -345,7 +345,7 @@ def test_large_session_pauses_and_suggests_a_new_one() -> None:
 
 def test_the_objective_is_its_first_sentence_whatever_its_abbreviations() -> None:
     """ "Ship JSON (e.g. for nightly) today." is one sentence in every anchor (seed000 D9)."""
-    from goalkeeper.core.plan import parse_objective
+    from goalkeeper.core.cadence.plan import parse_objective
 
     assert parse_objective(["Ship JSON (e.g. for nightly) today. More later."]) == (
         "Ship JSON (e.g. for nightly) today."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from goalkeeper.core.commitments import commitments_digest
-from goalkeeper.core.plan import parse_plan
+from goalkeeper.core.cadence.commitments import commitments_digest
+from goalkeeper.core.cadence.plan import parse_plan
 from goalkeeper.core.values import AcceptPlan, Ask, Choice, Pause, Settled, UserPrompt
 from goalkeeper.guards.commitments import CommitmentsGuard, CommitmentsState
 from goalkeeper.testing import context, plan_doc

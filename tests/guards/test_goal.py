@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from goalkeeper.core.goal import Criterion, Goal, GoalDoc
-from goalkeeper.core.promise import Promise, goal_digest, promise_of
+from goalkeeper.core.goals.goal import Criterion, Goal, GoalDoc
+from goalkeeper.core.goals.promise import Promise, goal_digest, promise_of
 from goalkeeper.core.values import (
     Activity,
     Advise,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from goalkeeper.core.protected import TestChange
+from goalkeeper.core.proof.protected import TestChange
 from goalkeeper.core.values import Continue, Facts, Inspect, Notify, Pause, TestReplay, VerifyRun
 from goalkeeper.guards.plan_tests import check_close
 from goalkeeper.testing import context

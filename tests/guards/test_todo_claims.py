@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from goalkeeper.config import Config
-from goalkeeper.core.evidence import (
+from goalkeeper.core.messages import Lang
+from goalkeeper.core.todos.evidence import (
     PROJECT_FOLDER,
     Baseline,
     CommandClaim,
     FileClaim,
     make_baseline,
 )
-from goalkeeper.core.messages import Lang
-from goalkeeper.core.todos import Task
+from goalkeeper.core.todos.tree import Task
 from goalkeeper.core.values import (
     Block,
     CommandFact,

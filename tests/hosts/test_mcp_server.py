@@ -272,7 +272,7 @@ def _held_goal(project: Path) -> None:
 
 
 def _held(project: Path) -> bool:
-    from goalkeeper.core.promise import judge_goal
+    from goalkeeper.core.goals.promise import judge_goal
     from goalkeeper.store.db import Store
     from goalkeeper.store.goalfile import load_goal
     from goalkeeper.store.trust import current_promise

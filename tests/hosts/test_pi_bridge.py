@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.core.todos import TOOL_SCHEMA
+from goalkeeper.core.todos.tree import TOOL_SCHEMA
 from goalkeeper.engine.ports import Completed
 from goalkeeper.hosts.pi_bridge import Bridge, serve
 from goalkeeper.store import journal

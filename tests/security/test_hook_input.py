@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.sanitize import REPLACEMENT, scrub_json
+from goalkeeper.core.text.sanitize import REPLACEMENT, scrub_json
 from goalkeeper.hosts.dispatch import UNENCODABLE, encode_answer
 from goalkeeper.hosts.pi_bridge import serve as serve_pi
 from goalkeeper.hosts.pi_protocol import parse_line

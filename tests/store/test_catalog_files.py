@@ -14,7 +14,12 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.resolver import MAX_BUNDLE_BYTES, ResolveError, bundle, workflow_context
+from goalkeeper.core.workflows.resolver import (
+    MAX_BUNDLE_BYTES,
+    ResolveError,
+    bundle,
+    workflow_context,
+)
 from goalkeeper.store.catalog_files import BUILTIN_DIR, LoadedCatalog, load_catalog
 
 T0 = 1_700_000_000 * 10**9  # a fixed mtime, in nanoseconds

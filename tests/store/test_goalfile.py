@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.core.goal import Criterion, Failure, Goal, GoalUpdate
+from goalkeeper.core.goals.goal import Criterion, Failure, Goal, GoalUpdate
 from goalkeeper.store.goalfile import (
     GoalFileError,
     archive_goal,

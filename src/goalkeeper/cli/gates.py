@@ -9,8 +9,8 @@ import click
 from goalkeeper.cli.app import App, ExitCode, echo_json
 from goalkeeper.cli.render import gates_json
 from goalkeeper.config import load_config, relevant_env
-from goalkeeper.core.gates import evaluate_plan_gates
-from goalkeeper.core.plan import has_commitments
+from goalkeeper.core.cadence.gates import evaluate_plan_gates
+from goalkeeper.core.cadence.plan import has_commitments
 from goalkeeper.store.documents import load_plan
 
 

@@ -10,7 +10,7 @@ import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
-from goalkeeper.core.goal import GoalUpdate
+from goalkeeper.core.goals.goal import GoalUpdate
 from goalkeeper.core.messages import make_say
 from goalkeeper.core.values import Action, Notify, SetGoal, WriteGoal
 from goalkeeper.store.db import Store
@@ -64,7 +64,7 @@ def set_command(
     no verify command could be found (the goal is set; add one), or it waits for approval.
     """
     from goalkeeper.cli.trusted import agent_shell_name
-    from goalkeeper.core.verify import parse_verify_commands, prose_verify_kinds
+    from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
     from goalkeeper.store.goalfile import load_goal
 
     if not text.strip():
@@ -227,7 +227,7 @@ def resume_command(app: App, as_json: bool) -> int:
     agent's shell.
     """
     from goalkeeper.cli.trusted import refuse_in_agent_shell
-    from goalkeeper.core.goal import resume_update, resumed_rounds
+    from goalkeeper.core.goals.goal import resume_update, resumed_rounds
     from goalkeeper.engine.goal_io import iso, write_goal
 
     refuse_in_agent_shell("goal resume")
@@ -317,7 +317,7 @@ def approve_command(app: App, yes: bool, as_json: bool) -> int:
     declined, 2 inside an agent's shell.
     """
     from goalkeeper.cli.trusted import refuse_in_agent_shell
-    from goalkeeper.core.promise import goal_digest
+    from goalkeeper.core.goals.promise import goal_digest
     from goalkeeper.engine.goal_io import approve_goal
 
     refuse_in_agent_shell("goal approve")
@@ -387,14 +387,14 @@ def _promise(app: App, goal_id: str | None) -> Any:
 
 def _judged(app: App, goal: Any) -> Any:
     """Why GOAL.md's goal is held (``core.promise.Held``), or None when it is the approved one."""
-    from goalkeeper.core.promise import judge_goal
+    from goalkeeper.core.goals.promise import judge_goal
 
     return judge_goal(goal, _promise(app, goal.goal_id))
 
 
 def _trusted(app: App, goal: Any) -> Any:
     """The goal with the limits and counters goalkeeper recorded (GOAL.md may be looser)."""
-    from goalkeeper.core.promise import trusted_goal
+    from goalkeeper.core.goals.promise import trusted_goal
 
     promise = _promise(app, goal.goal_id)
     return trusted_goal(goal, promise) if promise is not None else goal

@@ -33,7 +33,7 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
     declined, 2 inside an agent's shell.
     """
     refuse_in_agent_shell("goal accept-tests")
-    from goalkeeper.core.protected import changed_tests
+    from goalkeeper.core.proof.protected import changed_tests
     from goalkeeper.store.db import Store
     from goalkeeper.store.goalfile import load_goal
     from goalkeeper.store.test_baseline import (

@@ -8,7 +8,7 @@ from typing import IO
 import click
 
 from goalkeeper.cli.app import ExitCode, echo_json
-from goalkeeper.core.markers import parse_marker
+from goalkeeper.core.cadence.markers import parse_marker
 
 
 @click.command("marker", short_help="Print the last [PDCA] marker of a reply.")

@@ -58,7 +58,7 @@ def accept_command(app: App, as_json: bool) -> int:
 
     from goalkeeper.cli.app import fail
     from goalkeeper.cli.trusted import refuse_in_agent_shell
-    from goalkeeper.core.commitments import commitments_digest
+    from goalkeeper.core.cadence.commitments import commitments_digest
     from goalkeeper.store.db import Store
     from goalkeeper.store.trust import accept_plan
 

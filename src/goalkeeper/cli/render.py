@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from goalkeeper.core.gates import GateReport, GateResult, evaluate_plan_gates
-from goalkeeper.core.plan import PlanDoc, Progress
+from goalkeeper.core.cadence.gates import GateReport, GateResult, evaluate_plan_gates
+from goalkeeper.core.cadence.plan import PlanDoc, Progress
 
 
 def plan_json(doc: PlanDoc | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
-from goalkeeper.core.todos import Task, TodoTree
+from goalkeeper.core.todos.tree import Task, TodoTree
 from goalkeeper.core.values import Block, Reply, ToolCall
 
 MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "deleted": "[-]"}

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from goalkeeper.core.goal import GoalUpdate
+from goalkeeper.core.goals.goal import GoalUpdate
 
 if TYPE_CHECKING:
-    from goalkeeper.core.protected import TestChange
+    from goalkeeper.core.proof.protected import TestChange
 
 # ---------------------------------------------------------------------------------------------
 # Events

@@ -16,7 +16,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from goalkeeper.core.goal import DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Criterion, Goal, GoalUpdate
+from goalkeeper.core.goals.goal import (
+    DEFAULT_ROUNDS,
+    DEFAULT_TIMEOUT_S,
+    Criterion,
+    Goal,
+    GoalUpdate,
+)
 from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
     Action,
@@ -30,7 +36,7 @@ from goalkeeper.core.values import (
 from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
-    from goalkeeper.core.test_summary import TestSummary
+    from goalkeeper.core.proof.test_summary import TestSummary
     from goalkeeper.store.db import Store
 
 
@@ -78,7 +84,7 @@ def approve_goal(
     """Record the promise GOAL.md makes now as the user's (``digest``: only if it is still the
     promise the user was shown; None: whatever it holds, for ``goalkeeper goal approve`` after
     the user saw it). The repair counters recorded so far carry over."""
-    from goalkeeper.core.promise import goal_digest, promise_of
+    from goalkeeper.core.goals.promise import goal_digest, promise_of
     from goalkeeper.store.goalfile import load_goal, update_goal
     from goalkeeper.store.test_baseline import load_baseline, restore_baseline, take_baseline
     from goalkeeper.store.trust import close_others, get_promise, save_promise
@@ -134,7 +140,7 @@ multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too."""
 
 
 def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store) -> list[Action]:
-    from goalkeeper.core.promise import promise_of
+    from goalkeeper.core.goals.promise import promise_of
     from goalkeeper.store.goalfile import create_goal, load_goal
     from goalkeeper.store.project import infer_verify_commands
     from goalkeeper.store.test_baseline import take_baseline
@@ -203,7 +209,7 @@ def run_verification(
     """Run the goal's commands in order, stopping at the first failure; a timeout is a
     failure. Callers pass only commands the user approved: each runs as an argument vector,
     and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
-    from goalkeeper.core.argv import command_argv
+    from goalkeeper.core.shell.argv import command_argv
 
     runs: list[VerifyRun] = []
     for command in commands:
@@ -223,7 +229,7 @@ def run_argv(
     sandbox: str,
 ) -> VerifyRun:
     """Run one approved argument vector in ``project`` as a verification named ``label``."""
-    from goalkeeper.core.test_summary import parse_test_summary
+    from goalkeeper.core.proof.test_summary import parse_test_summary
     from goalkeeper.engine.inspect import run_project_command
 
     started = time.monotonic()
@@ -243,7 +249,7 @@ def _shows_no_test(argv: Sequence[str], summary: TestSummary) -> bool:
     """A passing exit that proves nothing: the runner's summary says no test ran, or the
     command runs pytest and prints no pytest summary at all (a ``pytest.py`` in the project
     that exits 0, ``-qq``): pytest always prints one."""
-    from goalkeeper.core.argv import runner_of
+    from goalkeeper.core.shell.argv import runner_of
 
     if summary.known:
         return summary.executed == 0

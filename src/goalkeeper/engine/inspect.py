@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goalkeeper.config import Config
-from goalkeeper.core.evidence import PROJECT_FOLDER
+from goalkeeper.core.todos.evidence import PROJECT_FOLDER
 from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, TestReplay, VerifyRun
 
 if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
@@ -257,7 +257,7 @@ def _relative_to(root: Path, resolved: str) -> str | None:
 def _command_fact(
     cmd: str, allowed: tuple[str, ...], project: Path, config: Config, runner: Runner
 ) -> CommandFact:
-    from goalkeeper.core.argv import decide_rerun
+    from goalkeeper.core.shell.argv import decide_rerun
     from goalkeeper.store.safe_read import resolves_within
 
     def inside(path: str) -> bool:  # a test path must resolve (symlinks too) in the project

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goalkeeper.core.protected import changed_tests, named_test_files
+from goalkeeper.core.proof.protected import changed_tests, named_test_files
 from goalkeeper.core.values import TestReplay, VerifyRun
 
 if TYPE_CHECKING:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
+from goalkeeper.core.cadence.plan import PlanDoc
+from goalkeeper.core.goals.promise import Promise
 from goalkeeper.core.messages import Lang, make_say
-from goalkeeper.core.plan import PlanDoc, detect_lang
-from goalkeeper.core.promise import Promise
+from goalkeeper.core.text.lang import detect_lang
 from goalkeeper.core.values import (
     AcceptPlan,
     Action,

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
-from goalkeeper.core.anchors import render_anchors
-from goalkeeper.core.gates import (
+from goalkeeper.core.cadence.anchors import render_anchors
+from goalkeeper.core.cadence.gates import (
     COUNTED,
     CheckHistory,
     GateReport,
@@ -36,10 +36,10 @@ from goalkeeper.core.gates import (
     parse_ran,
     render_ran,
 )
-from goalkeeper.core.markers import Marker, normalize_reason, parse_marker
+from goalkeeper.core.cadence.markers import Marker, normalize_reason, parse_marker
+from goalkeeper.core.cadence.plan import Plan, PlanDoc, has_commitments
 from goalkeeper.core.messages import Say
-from goalkeeper.core.plan import Plan, PlanDoc, has_commitments
-from goalkeeper.core.protected import session_key
+from goalkeeper.core.proof.protected import session_key
 from goalkeeper.core.values import (
     Action,
     Advise,

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
-from goalkeeper.core.commitments import (
+from goalkeeper.core.cadence.commitments import (
     Commitments,
     MaterialChange,
     commitments_digest,
@@ -24,7 +24,7 @@ from goalkeeper.core.commitments import (
     judge_commitments,
     vague_cancellations,
 )
-from goalkeeper.core.markers import parse_marker
+from goalkeeper.core.cadence.markers import parse_marker
 from goalkeeper.core.values import (
     AcceptPlan,
     Action,

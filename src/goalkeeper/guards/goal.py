@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from goalkeeper.core.goal import Goal, GoalDoc, GoalUpdate, has_progress_words
-from goalkeeper.core.goal_tool import NAME as GOAL_APPROVAL
-from goalkeeper.core.markers import parse_goal_blocked
-from goalkeeper.core.promise import Held, judge_goal, trusted_goal
+from goalkeeper.core.cadence.markers import parse_goal_blocked
+from goalkeeper.core.goals.approval_tool import NAME as GOAL_APPROVAL
+from goalkeeper.core.goals.goal import Goal, GoalDoc, GoalUpdate, has_progress_words
+from goalkeeper.core.goals.promise import Held, judge_goal, trusted_goal
 from goalkeeper.core.values import (
     Action,
     Advise,
@@ -121,8 +121,8 @@ class GoalGuard:
 
 def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """A prompt that states a goal records it (an explicit command replaces an active goal)."""
-    from goalkeeper.core.goal_detect import detect_goal  # ~30 ms of patterns: only for prompts
-    from goalkeeper.core.verify import parse_verify_commands, prose_verify_kinds
+    from goalkeeper.core.goals.detect import detect_goal  # ~30 ms of patterns: only for prompts
+    from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
 
     intent = detect_goal(ev.text)
     if intent is None:
@@ -190,7 +190,7 @@ def _failed(
 ) -> Verdict[GoalState]:
     """A failure: the same signature again blocks at once (no round spent); past the limit
     blocks; otherwise one more round, with the evidence."""
-    from goalkeeper.core.verify import failure_headline, failure_signature
+    from goalkeeper.core.goals.verify import failure_headline, failure_signature
 
     say, now = ctx.say, _iso(ctx.now)
     signature = failure_signature(run.output_tail)
@@ -322,7 +322,7 @@ def _ask(goal: Goal, ctx: Context) -> tuple[Action, ...]:
     stop. Nobody answering means stop: the pause stands, which is the safe default."""
     if "ask" not in ctx.capabilities:
         return ()
-    from goalkeeper.core.goal import resumed_rounds
+    from goalkeeper.core.goals.goal import resumed_rounds
 
     say = ctx.say
     more_rounds = resumed_rounds(goal) - goal.attempts
@@ -345,8 +345,8 @@ def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     goal = _trusted(ctx)
     if ev.key != ASK_KEY or goal is None or doc is None or goal.status != "blocked":
         return Verdict()
-    from goalkeeper.core.goal import resume_update, resumed_rounds
-    from goalkeeper.core.verify import failure_headline
+    from goalkeeper.core.goals.goal import resume_update, resumed_rounds
+    from goalkeeper.core.goals.verify import failure_headline
 
     say, now = ctx.say, _iso(ctx.now)
     record = Record("goal_choice", {"answer": ev.answer})
@@ -451,7 +451,7 @@ def render_goal_anchors(goal: Goal, ctx: Context) -> str:
     )
     failure = goal.last_failure
     if failure.command:
-        from goalkeeper.core.verify import failure_headline
+        from goalkeeper.core.goals.verify import failure_headline
 
         line = failure_headline(failure.tail or "")
         text += "\n" + say(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from goalkeeper.core.promise import Held, Promise, promise_lines
+from goalkeeper.core.goals.promise import Held, Promise, promise_lines
 from goalkeeper.core.values import (
     Action,
     Advise,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 
-from goalkeeper.core.argv import command_argv
 from goalkeeper.core.messages import Say
+from goalkeeper.core.shell.argv import command_argv
 from goalkeeper.core.values import Action, Continue, Notify, Pause, Record, TestReplay, VerifyRun
 from goalkeeper.guards.spec import Context
 

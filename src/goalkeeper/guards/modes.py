@@ -159,7 +159,7 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
     if s.phase not in ("discuss", "plan"):
         return Verdict()
     if ev.name in SHELL_TOOLS:
-        from goalkeeper.core.shell_writes import in_project, written_paths
+        from goalkeeper.core.shell.writes import in_project, written_paths
 
         written = written_paths(shell_command(ev.input))
         outside = [

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from goalkeeper.config import Config
-from goalkeeper.core.goal import GoalDoc
+from goalkeeper.core.cadence.plan import PlanDoc
+from goalkeeper.core.goals.goal import GoalDoc
+from goalkeeper.core.goals.promise import Promise
 from goalkeeper.core.messages import Lang, Say
-from goalkeeper.core.plan import PlanDoc
-from goalkeeper.core.promise import Promise
 from goalkeeper.core.values import Action, Capability, Event, Facts
 
 S = TypeVar("S")

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from goalkeeper.core.evidence import parse_gate
-from goalkeeper.core.todos import Task, open_dependencies, prune_alive
+from goalkeeper.core.todos.evidence import parse_gate
+from goalkeeper.core.todos.tree import Task, open_dependencies, prune_alive
 from goalkeeper.core.values import Advise, AdviseWhen, Continue
 from goalkeeper.guards.spec import Context
 

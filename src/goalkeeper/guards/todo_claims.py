@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from goalkeeper.core.evidence import (
+from goalkeeper.core.proof.test_runners import narrows_selection
+from goalkeeper.core.proof.test_summary import TestSummary, parse_test_summary
+from goalkeeper.core.todos.evidence import (
     FILE_OPS,
     Baseline,
     CommandClaim,
@@ -25,9 +27,7 @@ from goalkeeper.core.evidence import (
     evidence_claims,
     gate_names,
 )
-from goalkeeper.core.test_runners import narrows_selection
-from goalkeeper.core.test_summary import TestSummary, parse_test_summary
-from goalkeeper.core.todos import Task, js_str
+from goalkeeper.core.todos.tree import Task, js_str
 from goalkeeper.core.values import CommandFact, Facts, FileFact, TestReplay
 from goalkeeper.guards.spec import Context
 

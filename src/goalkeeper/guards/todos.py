@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
-from goalkeeper.core.evidence import (
+from goalkeeper.core.proof.protected import session_key
+from goalkeeper.core.todos.evidence import (
     PROJECT_FOLDER,
     Baseline,
     Gate,
@@ -36,8 +37,7 @@ from goalkeeper.core.evidence import (
     validate_gate,
     validate_gate_kind,
 )
-from goalkeeper.core.protected import session_key
-from goalkeeper.core.todos import (
+from goalkeeper.core.todos.tree import (
     Task,
     TodoCall,
     TodoTree,

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from goalkeeper.core.shell_line import ASSIGNMENT, base, cut_line, part_words, split_heredocs
+from goalkeeper.core.shell.line import ASSIGNMENT, base, cut_line, part_words, split_heredocs
 from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
 from goalkeeper.core.values import Block, Event, Record, ToolCall
 from goalkeeper.guards.spec import Context, Verdict

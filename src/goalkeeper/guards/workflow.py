@@ -37,7 +37,7 @@ from goalkeeper.core.values import (
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 if TYPE_CHECKING:
-    from goalkeeper.core.workflow import WorkflowRecord
+    from goalkeeper.core.workflows.machine import WorkflowRecord
 
 GATEWAY = "workflow"
 ACTIVE = "workflow_active"
@@ -121,8 +121,8 @@ class WorkflowGuard:
 
 
 def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    from goalkeeper.core.resolver import ResolveError, accessible_reference, bundle
-    from goalkeeper.core.workflow import WorkflowError
+    from goalkeeper.core.workflows.machine import WorkflowError
+    from goalkeeper.core.workflows.resolver import ResolveError, accessible_reference, bundle
 
     say = ctx.say
     source = _procedures(ctx)
@@ -173,8 +173,8 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
 
 
 def _start(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    from goalkeeper.core.resolver import delta
-    from goalkeeper.core.workflow import start
+    from goalkeeper.core.workflows.machine import start
+    from goalkeeper.core.workflows.resolver import delta
 
     say, source = ctx.say, _procedures(ctx)
     assert source is not None
@@ -201,14 +201,14 @@ def _start(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowStat
 
 
 def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    from goalkeeper.core.resolver import delta
-    from goalkeeper.core.workflow import (
+    from goalkeeper.core.workflows.machine import (
         WorkflowError,
         finish,
         load_reference,
         record_from_json,
         transition,
     )
+    from goalkeeper.core.workflows.resolver import delta
 
     say = ctx.say
     record = record_from_json(s.active) if s.active else None
@@ -386,7 +386,7 @@ def _dialog_title(s: WorkflowState, ctx: Context) -> str:
 def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     """§7.3: an active record is validated against the catalog; valid, its context is delivered
     again in full (a new context window); invalid, it is cancelled with the reason."""
-    from goalkeeper.core.workflow import context, finish, record_from_json, restore_problem
+    from goalkeeper.core.workflows.machine import context, finish, record_from_json, restore_problem
 
     record = record_from_json(s.active) if s.active else None
     if record is None or not record.active:
@@ -412,7 +412,7 @@ def on_before_agent_start(
 ) -> Verdict[WorkflowState]:
     """The compact guidance each run; first, the procedure itself when it has not reached the
     agent yet (the user moved the workflow from outside the conversation, e.g. the CLI)."""
-    from goalkeeper.core.workflow import WorkflowError, context, record_from_json
+    from goalkeeper.core.workflows.machine import WorkflowError, context, record_from_json
 
     if s.active is None:
         delegated = goal_route(ev.session_id, s, ctx)
@@ -423,7 +423,7 @@ def on_before_agent_start(
     source = _procedures(ctx)
     if record is None or source is None or record.procedure in s.delivered:
         return Verdict(guide)
-    from goalkeeper.core.resolver import delta
+    from goalkeeper.core.workflows.resolver import delta
 
     try:
         context(source.catalog, record, source.read)  # still deliverable?
@@ -444,7 +444,7 @@ def goal_route(
     starts with the goal as the task, once per goal and session, at the agent's next run or,
     where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
     after that prompt's hook), at its next stop, as a continuation."""
-    from goalkeeper.core.workflow import WorkflowError, start
+    from goalkeeper.core.workflows.machine import WorkflowError, start
 
     doc = ctx.goal
     goal = doc.goal if doc is not None else None
@@ -478,7 +478,7 @@ def deliver_step(
     """The step for the agent's next words (the user's prompt, a run's start): what it
     delivers counts as delivered. A host that cannot advise only records the step; the agent
     gets it at its next run (``on_before_agent_start``)."""
-    from goalkeeper.core.resolver import delta
+    from goalkeeper.core.workflows.resolver import delta
 
     source = _procedures(ctx)
     assert source is not None
@@ -496,7 +496,7 @@ def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:
     """§10.2, compact (≤ 120 words): the active work item, its legal moves, when to finish."""
     if s.active is None:
         return ()
-    from goalkeeper.core.workflow import record_from_json
+    from goalkeeper.core.workflows.machine import record_from_json
 
     record = record_from_json(s.active)
     source = _procedures(ctx)
@@ -595,7 +595,7 @@ def _contract(record: Any, action: str, ctx: Context) -> str:
 
 
 def _available(record: Any, ctx: Context) -> tuple[str, ...]:
-    from goalkeeper.core.workflow import WorkflowError, context
+    from goalkeeper.core.workflows.machine import WorkflowError, context
 
     source = _procedures(ctx)
     if source is None:

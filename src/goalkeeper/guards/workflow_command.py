@@ -28,7 +28,7 @@ from goalkeeper.guards.workflow import (
 )
 
 if TYPE_CHECKING:
-    from goalkeeper.core.workflow import WorkflowRecord
+    from goalkeeper.core.workflows.machine import WorkflowRecord
 
 _COMMAND = re.compile(r"\A\s*/workflow(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
 
@@ -38,7 +38,13 @@ def is_command(text: str) -> bool:
 
 
 def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
-    from goalkeeper.core.workflow import WorkflowError, finish, record_from_json, start, transition
+    from goalkeeper.core.workflows.machine import (
+        WorkflowError,
+        finish,
+        record_from_json,
+        start,
+        transition,
+    )
 
     match = _COMMAND.match(ev.text)
     source = _procedures(ctx)
@@ -91,7 +97,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             return Verdict((*verdict.actions, notice), verdict.state)
         found = catalog.find(word)
         if found is not None and found.standalone:
-            from goalkeeper.core.resolver import bundle
+            from goalkeeper.core.workflows.resolver import bundle
 
             got = bundle(catalog, found.id, read)
             text = say(
@@ -113,7 +119,7 @@ def _route(
     rest: str, record: WorkflowRecord | None, s: WorkflowState, ctx: Context
 ) -> Verdict[WorkflowState]:
     """Free text: the agent routes it; an active workflow is superseded (cancelled)."""
-    from goalkeeper.core.workflow import finish
+    from goalkeeper.core.workflows.machine import finish
 
     say = ctx.say
     actions: list[Action] = []

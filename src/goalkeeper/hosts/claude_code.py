@@ -19,7 +19,7 @@ from typing import Any
 
 from goalkeeper.config import Config, load_config
 from goalkeeper.core.messages import render
-from goalkeeper.core.sanitize import scrub_json
+from goalkeeper.core.text.sanitize import scrub_json
 from goalkeeper.core.values import (
     Action,
     Activity,

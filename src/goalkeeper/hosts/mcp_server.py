@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalkeeper.config import load_config
-from goalkeeper.core.goal_tool import NAME as GOAL_APPROVAL
+from goalkeeper.core.goals.approval_tool import NAME as GOAL_APPROVAL
 from goalkeeper.core.messages import render
-from goalkeeper.core.sanitize import scrub_json
-from goalkeeper.core.todos import TOOL_SCHEMA
+from goalkeeper.core.text.sanitize import scrub_json
+from goalkeeper.core.todos.tree import TOOL_SCHEMA
 from goalkeeper.core.values import Action, Advise, Block, Capability, Reply, ToolCall
 from goalkeeper.store.db import Store
 
@@ -131,7 +131,7 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
 
     lang = load_config(project, env).lang
     say = make_say("zh" if lang == "zh" else "en")
-    from goalkeeper.core import goal_tool
+    from goalkeeper.core.goals import approval_tool as goal_tool
 
     tools = [
         types.Tool(
@@ -144,7 +144,7 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
         ),
     ]
     try:
-        from goalkeeper.core.workflow_tools import workflow_tools
+        from goalkeeper.core.workflows.tools import workflow_tools
         from goalkeeper.store.catalog_files import load_catalog
 
         catalog = load_catalog(project, load_config(project, env).catalog).catalog

@@ -321,7 +321,7 @@ class Bridge:
             return {"notify": self._goal_status()}
         actions = self._actions([UserPrompt(self.session_id, f"/goal {args}")])
         notes = [a.text for a in actions if isinstance(a, Notify)]
-        from goalkeeper.core.plan import detect_lang
+        from goalkeeper.core.text.lang import detect_lang
 
         lang: Lang = self.lang if self.config.lang != "auto" else detect_lang(args)
         result: dict[str, Any] = {"prompt": render(lang, "goal.pi.prompt", goal=args)}

@@ -88,7 +88,7 @@ def _workflow_specs(project: Path | None, config: Config, lang: Lang) -> tuple[A
     """The workflow tools from the catalog; none when it cannot be loaded (todo still works)."""
     try:
         from goalkeeper.core.messages import make_say
-        from goalkeeper.core.workflow_tools import workflow_tools
+        from goalkeeper.core.workflows.tools import workflow_tools
         from goalkeeper.store.catalog_files import load_catalog
 
         catalog = load_catalog(project or Path.cwd(), config.catalog).catalog
@@ -101,7 +101,7 @@ def declaration(config: Config, lang: Lang, project: Path | None = None) -> dict
     """The hello reply: the tools and commands the extension registers (schemas from here, so a
     new tool needs no TypeScript), the events to forward, and how long to wait for each
     answer. A settle may run the goal's verification, so it gets the verify timeout and more."""
-    from goalkeeper.core.todos import TOOL_SCHEMA
+    from goalkeeper.core.todos.tree import TOOL_SCHEMA
 
     schema = dict(TOOL_SCHEMA)
     schema["properties"] = {k: v for k, v in TOOL_SCHEMA["properties"].items() if k != "session"}

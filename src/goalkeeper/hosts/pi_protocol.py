@@ -29,7 +29,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from goalkeeper.core.sanitize import scrub_json
+from goalkeeper.core.text.sanitize import scrub_json
 
 PROTOCOL = 1
 MAX_LINE_BYTES = 8 * 1024 * 1024  # an event with a long transcript slice is still far below

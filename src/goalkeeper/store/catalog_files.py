@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from goalkeeper.core.catalog import (
+from goalkeeper.core.workflows.catalog import (
     Catalog,
     CatalogError,
     Procedure,
@@ -27,7 +27,7 @@ from goalkeeper.core.catalog import (
     parse_catalog,
     validate_catalog,
 )
-from goalkeeper.core.resolver import ResolveError
+from goalkeeper.core.workflows.resolver import ResolveError
 from goalkeeper.store.safe_read import UnsafeFile, read_capped
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "workflows"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from goalkeeper.core.plan import PlanDoc, parse_plan
+from goalkeeper.core.cadence.plan import PlanDoc, parse_plan
 
 MAX_PLAN_BYTES = 4 * 1024 * 1024  # a real plan is a few hundred KB; beyond this it is not a plan
 _cache: dict[str, tuple[tuple[int, int], PlanDoc]] = {}

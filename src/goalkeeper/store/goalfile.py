@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.core.goal import (
+from goalkeeper.core.goals.goal import (
     Goal,
     GoalUpdate,
     frontmatter_of,
@@ -30,7 +30,9 @@ from goalkeeper.core.goal import (
     render_goal_markdown,
     tick_criteria,
 )
-from goalkeeper.core.goal import GoalDoc as GoalDoc  # the value load_goal returns; re-exported
+from goalkeeper.core.goals.goal import (
+    GoalDoc as GoalDoc,  # the value load_goal returns; re-exported
+)
 
 GOAL_DIR = Path(".agents") / "goal"
 GOAL_FILE = "GOAL.md"

@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from goalkeeper.core.protected import is_protected, protected_digest
+from goalkeeper.core.proof.protected import is_protected, protected_digest
 
 MAX_FILES = 2000
 MAX_FILE_BYTES = 1_000_000

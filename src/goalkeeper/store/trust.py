@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.core.promise import OPEN_STATUSES, Promise
+from goalkeeper.core.goals.promise import OPEN_STATUSES, Promise
 
 _GOAL_COLUMNS = (
     "goal_id, objective, verify, criteria, rounds, timeout_s, retries, source, approved_at, "

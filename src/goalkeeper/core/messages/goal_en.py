@@ -1,0 +1,92 @@
+"""English message catalog: goals and the verify/repair loop (seed 001, seed 004 §4).
+
+Same keys and fields as ``messages.goal_zh`` (golden-tested).
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    "goal.anchors": "Goal (from {path}): {objective}\n- verify: {verify}\n- acceptance criteria: {done} of {total} ticked\n- repair rounds used: {attempts} of {rounds}",
+    "goal.anchors.failure": "- last failure: `{command}` (exit {exit}): {line}",
+    "goal.anchors.none": "(none yet)",
+    "goal.recorded": (
+        "Goal recorded in {path}: {objective}\n"
+        "Verify: {verify}. goalkeeper runs it itself at every stop; the goal is done when it "
+        "passes and every acceptance criterion in {path} is ticked with its evidence. Fix causes, "
+        "never the tests. If the goal turns out impossible, end a reply with "
+        "`[GOAL] blocked: <reason>`: that is recorded, never punished."
+    ),
+    "goal.recorded_user": "goalkeeper: goal set ({source}): {objective} — verify: {verify}",
+    "goal.exists": "goalkeeper: a goal is already active ({objective}); `goalkeeper goal set --replace …` replaces it.",
+    "goal.exists.blocked": "goalkeeper: a paused goal is waiting ({objective}); `goalkeeper goal resume` continues it, `goalkeeper goal set --replace …` replaces it.",
+    "goal.no_verify_user": "goalkeeper: no verify command was found for this goal; set one: goalkeeper goal set --verify '<command>' \"<goal>\"",
+    "goal.no_verify_model": 'The goal has no verification command yet. Propose one: add `verify: ["<command>"]` to the frontmatter of {path} and a Progress Log line saying why.',
+    "goal.failed": (
+        "[{n}/{rounds}] `{command}` failed ({result}). The failure, last lines:\n{tail}\n"
+        "Fix the cause, not the check: do not delete, skip or weaken tests. When you stop, "
+        "goalkeeper runs the verification again."
+    ),
+    "goal.exit": "exit {code}",
+    "goal.progress.failed": "goalkeeper: [{n}/{rounds}] {command} … failed ({result})",
+    "goal.progress.passed": "goalkeeper: {command} … passed",
+    "goal.timed_out": "timed out after {seconds} s",
+    "goal.blocked_same": (
+        "goalkeeper paused the goal: `{command}` failed again with the same failure ({line}), so "
+        "the last fix did not change it. Resume with `goalkeeper goal resume`, go back to the "
+        "plan, or stop with `goalkeeper goal clear`."
+    ),
+    "goal.blocked_limit": (
+        "goalkeeper paused the goal after {rounds} repair rounds: `{command}` still fails "
+        "({result}). Resume with `goalkeeper goal resume` ({rounds} more rounds), go back to the "
+        "plan, or stop with `goalkeeper goal clear`."
+    ),
+    "goal.blocked_agent": "goalkeeper paused the goal: the agent reports it is blocked: {reason}. It is recorded in {path}; resume with `goalkeeper goal resume`.",
+    "goal.criteria_open": (
+        "Verification passes ({commands}). Now tick each acceptance criterion in {path} with its "
+        "evidence (`- [x]`), or cut it with a reason (`- [-] … (cancelled: <reason>)`). Still open:\n{items}"
+    ),
+    "goal.complete": "goalkeeper: goal proven: {objective}. Verified by {commands}; archived to .agents/goal/archive/.",
+    "goal.stagnant": (
+        "No measurable progress for {n} iterations: the same {passing} criteria pass and the "
+        "Progress Log records no progress. Step back: re-read the failure, question the approach, "
+        "try one different hypothesis, and log what you learn in {path}."
+    ),
+    "goal.stagnant_user": "goalkeeper: the goal has made no progress for {n} iterations, even after two recovery prompts; it may need your input.",
+    "goal.retry": "The previous run ended with an error ({error}). Resume from the last completed step; check existing tool results before repeating anything.",
+    "goal.retry_user": "goalkeeper: the run ended with an error ({error}); retry {n} of {max} would start after {delay} s. Send a message to resume now.",
+    "goal.retries_exhausted": "goalkeeper paused the goal after {max} failed retries ({error}). Change the strategy (a smaller step, another tool, a different approach), then resume with `goalkeeper goal resume`.",
+    "goal.context_save": "Context is {percent}% full: write the goal's progress into the Progress Log of {path} now, so nothing is lost when the history is compacted.",
+    "goal.problem": "goalkeeper: {path} cannot be used ({problem}); the goal is not checked until it is fixed.",
+    "goal.log.set": "{time} goal set ({source}): {objective}",
+    "goal.log.failed": "{time} [{n}/{rounds}] {command} failed ({result}): {line}",
+    "goal.log.same": "{time} blocked: {command} failed again with the same failure: {line}",
+    "goal.log.limit": "{time} blocked: {rounds} repair rounds used; {command} still fails",
+    "goal.log.agent_blocked": "{time} blocked (reported by the agent): {reason}",
+    "goal.log.passed": "{time} verified: {commands} passed",
+    "goal.log.complete": "{time} complete: verification passed and every criterion is closed",
+    "goal.log.retry": "{time} run error ({error}); retry {n} of {max}",
+    "goal.log.retries_exhausted": "{time} blocked: {max} retries failed ({error})",
+    "goal.log.resumed": "{time} resumed by the user; rounds {attempts} of {rounds}",
+    "goal.log.cleared": "{time} cleared by the user",
+    "goal.log.manual_verify": "{time} manual verification: {result}",
+    "goal.source.agent": "{agent}'s shell",
+    "goal.source.command": "command",
+    "goal.source.phrase": "the user's words",
+    "goal.source.cli": "goalkeeper goal set",
+    "goal.criterion.command": "`{command}` exits 0",
+    "goal.criterion.stage": "stage {n}: {stage}",
+    "goal.command_file": '---\ndescription: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\nargument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n---\nGoal: $ARGUMENTS\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.\n',
+    # -- Pi: the /goal command -----------------------------------------------------------------
+    "goal.pi.command": "Set a goal goalkeeper verifies itself at every stop (GOAL.md); without text: show the goal",
+    "goal.pi.prompt": "Goal: {goal}\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.",
+    "goal.pi.none": "goalkeeper: no goal. Set one: /goal <what must be true, e.g. `pytest -q` passes>",
+    "goal.pi.status": "goalkeeper goal ({path}): {objective} — {status}; repair rounds used {attempts} of {rounds}; acceptance criteria {done} of {total} ticked.",
+    # -- a paused goal: the user's choice where the host can ask (Pi) ----------------------------
+    "goal.ask.title": "goalkeeper paused the goal: {objective}. What next?",
+    "goal.ask.continue": "Continue: {rounds} more repair rounds",
+    "goal.ask.plan": "Back to the plan: leave the goal paused",
+    "goal.ask.stop": "Stop here",
+    "goal.choice.continue": "The user chose to continue the goal ({objective}) with {rounds} more repair rounds. The last failure was: {line}. Try a different fix than last time, then stop: goalkeeper runs `{commands}` again.",
+    "goal.choice.plan": "The user chose to leave the goal paused and go back to the plan. Pick the next open item of the plan and work on it; the goal stays in {path} for later.",
+    "goal.choice.stop": "goalkeeper: the goal stays paused. Resume it any time with `goalkeeper goal resume` (or /goal in Pi).",
+}

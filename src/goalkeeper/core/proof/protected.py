@@ -1,0 +1,157 @@
+"""Protected tests (issue 11): the test files and test configuration a goal was set against,
+and how the work tree differs from them now.
+
+When a goal is set, goalkeeper keeps the content of every test file and of the configuration
+that decides what the tests do (pytest's table in ``pyproject.toml``, ``pytest.ini``, every
+``conftest.py``, ``package.json``'s test scripts, the Makefile, jest/vitest configs …). At a
+passing verify, a test the agent changed since then makes goalkeeper run the verify again in a
+scratch copy of the work tree with the original tests restored over the agent's code
+(SWE-bench's FAIL_TO_PASS idea, run live): the goal is proven only if it passes there too.
+This module says which files are protected and what changed; it reads no files. Pure.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from goalkeeper.core.goals.verify import DEFAULT_TEST_GLOBS, is_test_path
+
+CONFIG_FILES = frozenset(
+    {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "package.json", "noxfile.py"}
+    | {"Makefile", "makefile", "GNUmakefile", "conftest.py", ".mocharc.json", ".mocharc.yml"}
+    | {".mocharc.js", ".mocharc.cjs", "karma.conf.js"}
+    | {"pytest.py", "py.py", "unittest.py", "sitecustomize.py", "usercustomize.py"}
+)
+"""Configuration that decides what the test command does (its name anywhere in the tree), and
+modules that replace the test runner or run at interpreter start-up: ``python -m pytest``
+imports a ``pytest.py`` in the project folder before the real one."""
+RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "unittest", "pluggy"})
+"""Packages by those names, anywhere in the tree, shadow the runner just the same."""
+CONFIG_PATTERNS = (
+    "jest.config.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "playwright.config.*",
+    "*.pth",
+)
+PACKAGE_KEYS = ("jest", "vitest", "mocha", "ava", "c8", "nyc")
+"""``package.json`` keys that configure a test runner, besides its scripts."""
+
+ChangeKind = Literal["modified", "deleted", "added"]
+
+
+@dataclass(frozen=True, slots=True)
+class TestChange:
+    """A protected file that is not what it was when the goal was set."""
+
+    __test__ = False  # a value, not a pytest test class
+
+    path: str
+    kind: ChangeKind
+
+
+def is_protected(path: str) -> bool:
+    """Whether the project-relative POSIX ``path`` is a test file or test configuration."""
+    return is_test_config(path) or is_test_path(path, DEFAULT_TEST_GLOBS)
+
+
+def is_test_config(path: str) -> bool:
+    """Whether ``path`` configures how tests run (``conftest.py``, ``pytest.ini`` …): a new one
+    changes what the old tests do, unlike a new test file."""
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in RUNNER_PACKAGES for part in parts[:-1]):
+        return True
+    return name in CONFIG_FILES or any(fnmatch.fnmatch(name, p) for p in CONFIG_PATTERNS)
+
+
+def protected_digest(path: str, content: bytes) -> str:
+    """The digest that decides whether a protected file changed: the whole content, except for
+    files that mix test configuration with other things, where only the test part counts
+    (a version bump in ``pyproject.toml`` or a new dependency in ``package.json`` is not a test
+    change; a new ``addopts`` or ``scripts.test`` is)."""
+    name = path.rsplit("/", 1)[-1]
+    part: bytes = content
+    if name == "pyproject.toml":
+        part = _pyproject_tests(content)
+    elif name == "package.json":
+        part = _package_tests(content)
+    return hashlib.sha256(part).hexdigest()
+
+
+def changed_tests(
+    baseline: Mapping[str, str], current: Mapping[str, str]
+) -> tuple[TestChange, ...]:
+    """Protected files whose digest differs from the baseline, or that are gone, or that are
+    new: new test configuration (a ``conftest.py`` that drops tests) and new test files alike,
+    since a new test module can change what the old ones test (``calc.add = …`` at import).
+    The replay runs the original tests without them; an honest agent's new tests do not make
+    its fix pass there, nor fail."""
+    out: list[TestChange] = []
+    for path in sorted(baseline):
+        now = current.get(path)
+        if now is None:
+            out.append(TestChange(path, "deleted"))
+        elif now != baseline[path]:
+            out.append(TestChange(path, "modified"))
+    for path in sorted(current):
+        if path not in baseline:
+            out.append(TestChange(path, "added"))
+    return tuple(out)
+
+
+def session_key(session_id: str) -> str:
+    """Where a session's tests are kept (``KeepTests``): at the user's first prompt, before the
+    agent could change them; todo test gates and plan closes are held to them."""
+    return f"session:{session_id}"
+
+
+def named_test_files(commands: Sequence[str]) -> frozenset[str]:
+    """Test files the approved verify ``commands`` name word for word (``pytest
+    tests/test_new.py``, ``tests/test_new.py::test_x``): the user asked for those tests, so a
+    new one is kept in the replay rather than left out with the agent's other new tests."""
+    from goalkeeper.core.shell.argv import command_argv
+
+    named: set[str] = set()
+    for command in commands:
+        words = command_argv(command)
+        for before, word in itertools.pairwise(words):
+            if before in _VALUE_OPTIONS:
+                continue  # `-k test_new.py`, `--ignore tests/test_b.py`: not a selection
+            path = word.split("::", 1)[0].removeprefix("./")
+            if path and not path.startswith("-") and is_test_path(path, DEFAULT_TEST_GLOBS):
+                named.add(path)
+    return frozenset(named)
+
+
+_VALUE_OPTIONS = frozenset({"-k", "-m", "-p", "-c", "-o", "--deselect", "--ignore", "--rootdir"})
+
+
+def _pyproject_tests(content: bytes) -> bytes:
+    import tomllib
+
+    try:
+        data = tomllib.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return content  # unreadable: the whole file counts
+    tool = data.get("tool")
+    table = tool.get("pytest") if isinstance(tool, dict) else None
+    return json.dumps(table, sort_keys=True, default=str).encode()
+
+
+def _package_tests(content: bytes) -> bytes:
+    try:
+        data = json.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return content
+    if not isinstance(data, dict):
+        return content
+    # every script: `test` may call `npm run unit`, and what `unit` does is then the test
+    part = {"scripts": data.get("scripts"), **{k: data.get(k) for k in PACKAGE_KEYS if k in data}}
+    return json.dumps(part, sort_keys=True, default=str).encode()

@@ -1,0 +1,216 @@
+"""Resolve what the model reads for a procedure (catalog spec §6): the dependency closure, the
+rendered source blocks, the disclosed references, and the delta not yet delivered.
+
+A procedure is delivered together with everything it ``requires`` (depth-first, pre-order), each
+body wrapped in a ``<procedure-source>`` block whose ``source="procedure/<id>"`` does not depend
+on where goalkeeper is installed. References are reachable only along ``discloses`` edges of
+what is loaded: anything outside the catalog graph is refused, so there is no arbitrary file
+access. A bundle over 64 KiB is an error, never truncated and never missing a dependency: a
+silently shortened procedure would be followed as if it were whole.
+
+Pure; no I/O. Bodies come through the injected ``read``; the sentence the model reads when a
+delta is empty belongs to the message catalog, not here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from goalkeeper.core.workflows.catalog import Catalog, Procedure
+
+MAX_BUNDLE_BYTES = 65536
+"""64 KiB: a bundle above this would crowd out the task itself in the model's context."""
+
+Read = Callable[[Procedure], str]
+
+# A Markdown link to a sibling file: "](" + optional "./" + a file name + optional "#anchor" + ")".
+_LINK = re.compile(r"\]\((\./)?([A-Za-z0-9.-]+)(#[^)]+)?\)")
+
+
+class ResolveError(ValueError):
+    """A procedure cannot be delivered: unknown id, cyclic ``requires``, a reference that the
+    active workflow does not disclose, or a bundle over ``MAX_BUNDLE_BYTES``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """What the model reads for ``root``: the ids loaded, in order; the references it may load
+    next; the rendered blocks and their UTF-8 size."""
+
+    root: str
+    loaded: tuple[str, ...]
+    available: tuple[str, ...]
+    content: str
+    byte_length: int
+
+
+def closure(catalog: Catalog, root: str) -> tuple[Procedure, ...]:
+    """§6.1: ``root`` and everything it requires, depth-first in pre-order, each once.
+
+    Iterative rather than recursive, so a long chain in a user catalog cannot exhaust the
+    stack. Raises ``ResolveError`` for an unknown id or a cycle of ``requires``."""
+    start = _require(catalog, root)
+    ordered: list[Procedure] = [start]
+    visiting = {start.id}
+    visited: set[str] = set()
+    stack: list[tuple[Procedure, Iterator[str]]] = [(start, iter(start.requires))]
+    while stack:
+        current, deps = stack[-1]
+        dep = next(deps, None)
+        if dep is None:
+            stack.pop()
+            visiting.discard(current.id)
+            visited.add(current.id)
+            continue
+        found = _require(catalog, dep)
+        if found.id in visited:
+            continue
+        if found.id in visiting:
+            raise ResolveError(f"Cyclic procedure dependency at {found.id}")
+        visiting.add(found.id)
+        ordered.append(found)
+        stack.append((found, iter(found.requires)))
+    return tuple(ordered)
+
+
+def render(catalog: Catalog, procedure: Procedure, body: str) -> str:
+    """§6.2: the trimmed body in its source block, with links to catalogued files rewritten to
+    ``procedure:<id>`` (other links stay as written)."""
+
+    def link(match: re.Match[str]) -> str:
+        target = catalog.find_by_file(match.group(2))
+        if target is None:
+            return match.group(0)
+        return f"](procedure:{target.id}{match.group(3) or ''})"
+
+    text = _LINK.sub(link, body.strip())
+    return (
+        f'<procedure-source id="{procedure.id}" source="procedure/{procedure.id}">\n'
+        f"{text}\n</procedure-source>"
+    )
+
+
+def available_references(catalog: Catalog, loaded: Iterable[Procedure]) -> tuple[str, ...]:
+    """What ``loaded`` discloses, as ids in first-seen order, minus the loaded ids (§6.2)."""
+    procedures = tuple(loaded)
+    ids = {p.id for p in procedures}
+    found: dict[str, None] = {}
+    for p in procedures:
+        for target in p.discloses:
+            key = catalog.normalize(target)
+            if key not in ids:
+                found.setdefault(key, None)
+    return tuple(found)
+
+
+def bundle(catalog: Catalog, root: str, read: Read) -> Bundle:
+    """§6.2: the bundle of ``root`` (an id or alias) and its closure."""
+    procedures = closure(catalog, root)
+    return _bundle(catalog, procedures[0].id, procedures, read)
+
+
+def workflow_context(
+    catalog: Catalog, active: str, loaded_references: Sequence[str], read: Read
+) -> Bundle:
+    """§6.3: the active procedure's closure, then each reference loaded earlier (and its own
+    closure), replayed in order; a loaded reference may disclose further ones. Raises
+    ``ResolveError`` when a reference was not disclosed by what was loaded before it."""
+    root = catalog.normalize(active)
+    return _bundle(catalog, root, _context(catalog, root, loaded_references), read)
+
+
+def accessible_reference(
+    catalog: Catalog,
+    active: str,
+    loaded_references: Sequence[str],
+    reference: str,
+    read: Read,
+) -> Bundle:
+    """§6.3: the bundle of ``reference`` alone, if the active workflow context discloses it.
+
+    The context is resolved without rendering it: only its disclosures matter here."""
+    root = catalog.normalize(active)
+    available = available_references(catalog, _context(catalog, root, loaded_references))
+    target = _require(catalog, reference)
+    if target.id not in available:
+        raise ResolveError(
+            f"Reference {target.id} is not disclosed by {root}. "
+            f"Available references: {_listed(available)}"
+        )
+    return bundle(catalog, target.id, read)
+
+
+def delta(
+    catalog: Catalog,
+    root: str,
+    loaded_references: Sequence[str],
+    delivered: Sequence[str],
+    read: Read,
+) -> tuple[str, tuple[str, ...]]:
+    """§6.5: the blocks of the workflow context of ``root`` not delivered yet, and the delivered
+    ids afterwards (the earlier ones, then the new ones; the tuple never shrinks).
+
+    Nothing new gives ``("", delivered)``. The 64 KiB cap applies to what is rendered now.
+    A restore after ``session_start`` is a context boundary: the caller passes ``delivered=()``.
+    """
+    key = catalog.normalize(root)
+    done = set(delivered)
+    fresh = [p for p in _context(catalog, key, loaded_references) if p.id not in done]
+    if not fresh:
+        return "", tuple(delivered)
+    content, _ = _render(catalog, key, fresh, read)
+    return content, (*delivered, *(p.id for p in fresh))
+
+
+def _context(
+    catalog: Catalog, root: str, loaded_references: Sequence[str]
+) -> tuple[Procedure, ...]:
+    procedures = list(closure(catalog, root))
+    ids = {p.id for p in procedures}
+    available = available_references(catalog, procedures)
+    for requested in (catalog.normalize(r) for r in loaded_references):
+        if requested in ids:
+            continue
+        if requested not in available:
+            raise ResolveError(
+                f"Reference {requested} is not disclosed by the restored workflow context. "
+                f"Available references: {_listed(available)}"
+            )
+        for p in closure(catalog, requested):
+            if p.id not in ids:
+                procedures.append(p)
+                ids.add(p.id)
+        available = available_references(catalog, procedures)
+    return tuple(procedures)
+
+
+def _bundle(catalog: Catalog, root: str, procedures: Sequence[Procedure], read: Read) -> Bundle:
+    content, size = _render(catalog, root, procedures, read)
+    loaded = tuple(p.id for p in procedures)
+    return Bundle(root, loaded, available_references(catalog, procedures), content, size)
+
+
+def _render(
+    catalog: Catalog, root: str, procedures: Sequence[Procedure], read: Read
+) -> tuple[str, int]:
+    content = "\n\n".join(render(catalog, p, read(p)) for p in procedures)
+    # surrogatepass: a body with a lone surrogate is counted, not an UnicodeEncodeError.
+    size = len(content.encode("utf-8", "surrogatepass"))
+    if size > MAX_BUNDLE_BYTES:
+        raise ResolveError(
+            f"Procedure bundle {root} is {size} bytes; maximum is {MAX_BUNDLE_BYTES}"
+        )
+    return content, size
+
+
+def _require(catalog: Catalog, x: str) -> Procedure:
+    found = catalog.find(x)
+    if found is None:
+        raise ResolveError(f"Unknown procedure: {x}")
+    return found
+
+
+def _listed(ids: Sequence[str]) -> str:
+    return ", ".join(ids) or "none"
