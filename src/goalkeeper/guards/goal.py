@@ -15,77 +15,44 @@ punished. Pure: GOAL.md is changed only through actions.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import asdict, replace
 from typing import Any, ClassVar
 
-from goalkeeper.core.cadence.markers import parse_goal_blocked
 from goalkeeper.core.goals.approval_tool import NAME as GOAL_APPROVAL
-from goalkeeper.core.goals.goal import Goal, GoalDoc, GoalUpdate, has_progress_words
-from goalkeeper.core.goals.promise import Held, judge_goal, trusted_goal
+from goalkeeper.core.goals.goal import Goal
 from goalkeeper.core.values import (
-    Action,
     Advise,
-    Ask,
     BeforeAgentStart,
     Choice,
-    Close,
     Continue,
     Event,
-    Facts,
-    Inspect,
     Notify,
-    Pause,
     Record,
-    Retry,
     SessionStart,
     SetGoal,
     Settled,
     ToolCall,
     UserPrompt,
-    VerifyRun,
     WriteGoal,
 )
 from goalkeeper.guards.goal_held import (
     APPROVE_KEY,
     held_anchor,
-    held_at_stop,
     on_approval_call,
     on_approve_choice,
 )
-from goalkeeper.guards.goal_tests import proof_record, tests_held, tests_key
+from goalkeeper.guards.goal_repair import ASK_KEY, on_settled
+from goalkeeper.guards.goal_state import (
+    GoalState,
+    active_goal,
+    goal_path,
+    held_goal,
+    stamp,
+    trusted_goal_of,
+)
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
-STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
-RECOVERY_PROMPTS = 2  # … gets a recovery prompt twice, then the user is told
-TAIL_CHARS = 2000  # failure evidence fed back: enough to act on, bounded (Aider feeds it all)
-BACKOFF_BASE_S = 4.0  # 4 s doubling, capped at 10 min: 10 retries ≈ 37 min (goal notes §0)
-BACKOFF_MAX_S = 600.0
-
-
-@dataclass(frozen=True, slots=True)
-class GoalState:
-    goal_id: str | None = None
-    """The goal these counters belong to; another goal starts them over."""
-    last_passing: int = -1
-    stagnant: int = 0
-    log_seen: int = 0
-    recoveries: int = 0
-    told_user: bool = False
-    flagged_hash: str | None = None
-    """``no-verify`` once the user was told the goal has no verify command."""
-    held_key: str | None = None
-    """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
-    asking: str | None = None
-    """The GOAL.md digest the user is being asked to approve through ``goal_approval``."""
-    tests_held: str | None = None
-    """The change of the protected tests last held (``goal_tests.tests_key``): said once, then
-    the loop pauses for the user."""
-    context_warned: bool = False
-    notified_problem: str | None = None
-    passed_logged: int = -1
-    """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
-    next pass is not logged again (one line per change, not one per Stop)."""
+__all__ = ["GoalGuard", "GoalState", "render_goal_anchors"]
 
 
 class GoalGuard:
@@ -106,13 +73,15 @@ class GoalGuard:
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:
-            actions, asking = on_approval_call(event, _held(ctx), state.asking, _path(ctx), ctx)
+            actions, asking = on_approval_call(
+                event, held_goal(ctx), state.asking, goal_path(ctx), ctx
+            )
             return Verdict(actions, replace(state, asking=asking))
         if isinstance(event, BeforeAgentStart | SessionStart):
-            held = _held(ctx)
+            held = held_goal(ctx)
             if held is not None:
-                return Verdict((held_anchor(held, _path(ctx), ctx),))
-            goal = _active(ctx)
+                return Verdict((held_anchor(held, goal_path(ctx), ctx),))
+            goal = active_goal(ctx)
             return Verdict((Advise(render_goal_anchors(goal, ctx)),) if goal else ())
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
@@ -127,7 +96,7 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     intent = detect_goal(ev.text)
     if intent is None:
         return Verdict()
-    if _active(ctx) is not None and intent.source != "command":
+    if active_goal(ctx) is not None and intent.source != "command":
         return Verdict()
     verify = parse_verify_commands(intent.text)
     kinds = () if verify else (prose_verify_kinds(intent.text) or ("tests",))
@@ -142,213 +111,20 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     return Verdict((action, Record("goal_detected", {"source": intent.source})), GoalState())
 
 
-def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
-    doc = ctx.goal
-    if doc is not None and doc.problem:
-        if s.notified_problem == doc.problem:
-            return Verdict()
-        text = ctx.say("goal.problem", path=doc.path, problem=doc.problem)
-        return Verdict((Notify(text, "warning"),), replace(s, notified_problem=doc.problem))
-    held = _held(ctx)
-    if held is not None:
-        key = f"{held.kind}:{held.digest}"
-        if ev.aborted or s.held_key == key:
-            return Verdict()
-        return Verdict(held_at_stop(held, _path(ctx), ctx), replace(s, held_key=key))
-    goal = _active(ctx)
-    if goal is None or doc is None or ev.aborted:
-        return Verdict()
-    if goal.goal_id != s.goal_id:
-        s = GoalState(goal_id=goal.goal_id, log_seen=len(goal.progress_log))
-    if ev.error:
-        return _run_error(ev.error, goal, s, ctx)
-    reason = parse_goal_blocked(ev.last_text)
-    if reason is not None:
-        return _honest_exit(reason, goal, doc, s, ctx)
-    if not goal.verify:
-        if s.flagged_hash == "no-verify":
-            return Verdict()
-        actions = (
-            Notify(ctx.say("goal.no_verify_user"), "warning"),
-            Advise(ctx.say("goal.no_verify_model", path=doc.path), "next_turn"),
-        )
-        return Verdict(actions, replace(s, flagged_hash="no-verify"))
-    facts = ctx.facts
-    if facts is None:
-        return Verdict((Inspect(verify=goal.verify, verify_timeout_s=goal.timeout_s, tamper=True),))
-    failed = next((run for run in facts.verify if not run.passed), None)
-    if failed is None and len(facts.verify) < len(goal.verify):
-        return Verdict()  # the engine could not run them: never a pass by default
-    prefix, s = _context_pressure(ev, s, doc, ctx)
-    if failed is not None:
-        return _failed(failed, goal, s, ctx, prefix)
-    return _passed(facts, goal, doc, s, ctx, prefix)
-
-
-def _failed(
-    run: VerifyRun, goal: Goal, s: GoalState, ctx: Context, prefix: str
-) -> Verdict[GoalState]:
-    """A failure: the same signature again blocks at once (no round spent); past the limit
-    blocks; otherwise one more round, with the evidence."""
-    from goalkeeper.core.goals.verify import failure_headline, failure_signature
-
-    say, now = ctx.say, _iso(ctx.now)
-    signature = failure_signature(run.output_tail)
-    line = failure_headline(run.output_tail)
-    result = _result(run, ctx)
-    if signature == goal.last_failure.signature:
-        update = GoalUpdate(
-            {"status": "blocked", "blocked_reason": "same failure twice"},
-            (say("goal.log.same", time=now, command=run.command, line=line),),
-        )
-        pause = Pause(say("goal.blocked_same", command=run.command, line=line))
-        record = Record("goal_blocked", {"why": "same"})
-        return Verdict((WriteGoal(update), pause, record, *_ask(goal, ctx)), s)
-    attempts = goal.attempts + 1
-    failure = {
-        "command": run.command,
-        "exit": run.exit_code,
-        "signature": signature,
-        "tail": run.output_tail[-500:],
-        "at": now,
-    }
-    if attempts > goal.rounds:
-        update = GoalUpdate(
-            {"status": "blocked", "blocked_reason": "round limit", "last_failure": failure},
-            (say("goal.log.limit", time=now, rounds=goal.rounds, command=run.command),),
-        )
-        pause = Pause(
-            say("goal.blocked_limit", rounds=goal.rounds, command=run.command, result=result)
-        )
-        record = Record("goal_blocked", {"why": "limit"})
-        return Verdict((WriteGoal(update), pause, record, *_ask(goal, ctx)), s)
-    log = say(
-        "goal.log.failed",
-        time=now,
-        n=attempts,
-        rounds=goal.rounds,
-        command=run.command,
-        result=result,
-        line=line,
-    )
-    update = GoalUpdate({"attempts": attempts, "retries": 0, "last_failure": failure}, (log,))
-    text = say(
-        "goal.failed",
-        n=attempts,
-        rounds=goal.rounds,
-        command=run.command,
-        result=result,
-        tail=run.output_tail[-TAIL_CHARS:].strip() or "(no output)",
-    )
-    progress = say(
-        "goal.progress.failed", n=attempts, rounds=goal.rounds, command=run.command, result=result
-    )
-    actions: list[Action] = [WriteGoal(update), Notify(progress)]
-    stagnation, s = _stagnation(goal, s, ctx)
-    actions += stagnation
-    body = "\n\n".join(part for part in (prefix, text) if part)
-    actions.append(Continue(body))
-    actions.append(Record("goal_failed", {"n": attempts, "signature": signature}))
-    return Verdict(tuple(actions), s)
-
-
-def _passed(
-    facts: Facts,
-    goal: Goal,
-    doc: GoalDoc,
-    s: GoalState,
-    ctx: Context,
-    prefix: str,
-) -> Verdict[GoalState]:
-    say, now = ctx.say, _iso(ctx.now)
-    commands = ", ".join(f"`{c}`" for c in goal.verify)
-    passed = Notify(say("goal.progress.passed", command=", ".join(goal.verify)))
-    replay = facts.tamper
-    if replay is not None and not replay.passed:
-        key = tests_key(replay)
-        held = tests_held(replay, s.tests_held == key, doc.path, ctx)
-        return Verdict((passed, *held), replace(s, tests_held=key))
-    proven = _proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
-    open_criteria = tuple(c for c in goal.open_criteria if c.text not in proven)
-    if open_criteria:
-        items = "\n".join(f"- [ ] {c.text}" for c in open_criteria)
-        text = say("goal.criteria_open", commands=commands, path=doc.path, items=items)
-        stagnation, s = _stagnation(goal, s, ctx)
-        if proven:  # goalkeeper's own tick is not the agent's progress
-            s = replace(s, last_passing=s.last_passing + len(proven))
-        body = "\n\n".join(part for part in (prefix, text) if part)
-        if goal.retries == 0 and s.passed_logged == len(goal.progress_log) and not proven:
-            return Verdict((passed, *stagnation, Continue(body)), s)  # logged already: no write
-        logged = s.passed_logged == len(goal.progress_log)
-        lines = () if logged else (say("goal.log.passed", time=now, commands=commands),)
-        update = GoalUpdate({"retries": 0}, lines, tick=proven)
-        # goalkeeper's own line is not the agent's progress (in Chinese it says 通过).
-        seen = len(goal.progress_log) + len(lines)
-        s = replace(s, passed_logged=seen, log_seen=seen)
-        return Verdict((WriteGoal(update), passed, *stagnation, Continue(body)), s)
-    update = GoalUpdate(
-        {"status": "complete", "retries": 0},
-        (
-            say("goal.log.passed", time=now, commands=commands),
-            say("goal.log.complete", time=now),
-        ),
-        archive=True,
-        tick=proven,
-    )
-    close = Close(say("goal.complete", objective=goal.objective, commands=commands))
-    record = Record("goal_complete", proof_record(facts.verify, replay))
-    return Verdict((WriteGoal(update), passed, close, record), s)
-
-
-def _proven_criteria(goal: Goal) -> tuple[str, ...]:
-    """The open criteria goalkeeper wrote for the goal's verify commands ("`pytest -q` exits
-    0", in either language), which the passing verify it just ran proves."""
-    from goalkeeper.core.messages import render
-
-    own = {
-        " ".join(render(lang, "goal.criterion.command", command=command).split())
-        for command in goal.verify
-        for lang in ("en", "zh")
-    }
-    return tuple(c.text for c in goal.open_criteria if " ".join(c.text.split()) in own)
-
-
-ASK_KEY = "goal.blocked"
-ASK_TIMEOUT_S = 120.0
-
-
-def _ask(goal: Goal, ctx: Context) -> tuple[Action, ...]:
-    """Where the host can ask (Pi), a paused goal asks the user: continue, back to the plan, or
-    stop. Nobody answering means stop: the pause stands, which is the safe default."""
-    if "ask" not in ctx.capabilities:
-        return ()
-    from goalkeeper.core.goals.goal import resumed_rounds
-
-    say = ctx.say
-    more_rounds = resumed_rounds(goal) - goal.attempts
-    options = (
-        ("continue", say("goal.ask.continue", rounds=more_rounds)),
-        ("plan", say("goal.ask.plan")),
-        ("stop", say("goal.ask.stop")),
-    )
-    title = say("goal.ask.title", objective=goal.objective)
-    return (Ask(ASK_KEY, title, options, "stop", ASK_TIMEOUT_S),)
-
-
 def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """The user's answer to ``_ask`` (only a goal that is still paused is acted on), or to the
     approval question of a held goal."""
     if ev.key == APPROVE_KEY:
         digest = s.held_key.partition(":")[2] if s.held_key else None
-        return Verdict(on_approve_choice(ev, digest, _path(ctx), ctx), s)
+        return Verdict(on_approve_choice(ev, digest, goal_path(ctx), ctx), s)
     doc = ctx.goal
-    goal = _trusted(ctx)
+    goal = trusted_goal_of(ctx)
     if ev.key != ASK_KEY or goal is None or doc is None or goal.status != "blocked":
         return Verdict()
     from goalkeeper.core.goals.goal import resume_update, resumed_rounds
     from goalkeeper.core.goals.verify import failure_headline
 
-    say, now = ctx.say, _iso(ctx.now)
+    say, now = ctx.say, stamp(ctx.now)
     record = Record("goal_choice", {"answer": ev.answer})
     if ev.answer == "continue":
         rounds = resumed_rounds(goal)
@@ -364,76 +140,6 @@ def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     if ev.answer == "plan":
         return Verdict((Continue(say("goal.choice.plan", path=doc.path)), record), s)
     return Verdict((Notify(say("goal.choice.stop")), record), s)
-
-
-def _honest_exit(
-    reason: str, goal: Goal, doc: GoalDoc, s: GoalState, ctx: Context
-) -> Verdict[GoalState]:
-    update = GoalUpdate(
-        {"status": "blocked", "blocked_reason": reason},
-        (ctx.say("goal.log.agent_blocked", time=_iso(ctx.now), reason=reason),),
-    )
-    pause = Pause(ctx.say("goal.blocked_agent", reason=reason, path=doc.path))
-    return Verdict((WriteGoal(update), pause, Record("goal_blocked", {"why": "agent"})), s)
-
-
-def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
-    """Seed 001: tool and API failures are retried with per-iteration exponential backoff;
-    after ``retries_max`` the goal is blocked with a strategy-change prompt."""
-    say, now = ctx.say, _iso(ctx.now)
-    n = goal.retries + 1
-    if n > goal.retries_max:
-        update = GoalUpdate(
-            {"status": "blocked", "blocked_reason": f"retries exhausted: {error}"},
-            (say("goal.log.retries_exhausted", time=now, max=goal.retries_max, error=error),),
-        )
-        pause = Pause(say("goal.retries_exhausted", max=goal.retries_max, error=error))
-        return Verdict((WriteGoal(update), pause), s)
-    delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (n - 1))
-    update = GoalUpdate(
-        {"retries": n}, (say("goal.log.retry", time=now, error=error, n=n, max=goal.retries_max),)
-    )
-    if "schedule" in ctx.capabilities:
-        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error))), s)
-    note = say("goal.retry_user", error=error, n=n, max=goal.retries_max, delay=f"{delay:g}")
-    return Verdict((WriteGoal(update), Notify(note, "warning")), s)
-
-
-def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:
-    """Dual signal: the passing-criteria count unchanged for 3 iterations **and** no progress
-    words in the Progress Log lines written meanwhile → a recovery prompt, twice, then the
-    user is told (once)."""
-    passing = goal.passing_criteria
-    new_lines = goal.progress_log[s.log_seen :]
-    if passing != s.last_passing or has_progress_words(new_lines):
-        return (), replace(s, last_passing=passing, stagnant=0, log_seen=len(goal.progress_log))
-    s = replace(s, stagnant=s.stagnant + 1)
-    if s.stagnant < STAGNANT_ITERATIONS:
-        return (), s
-    if s.recoveries < RECOVERY_PROMPTS:
-        text = ctx.say("goal.stagnant", n=s.stagnant, passing=passing, path=_path(ctx))
-        return (Advise(text, "next_turn"),), replace(
-            s, recoveries=s.recoveries + 1, stagnant=0, log_seen=len(goal.progress_log)
-        )
-    if s.told_user:
-        return (), s
-    return (Notify(ctx.say("goal.stagnant_user", n=s.stagnant), "warning"),), replace(
-        s, told_user=True
-    )
-
-
-def _context_pressure(
-    ev: Settled, s: GoalState, doc: GoalDoc, ctx: Context
-) -> tuple[str, GoalState]:
-    ratio = ev.activity.context_ratio(ctx.config.context_window)
-    if ratio is None:
-        return "", s
-    if ratio < ctx.config.compact_at:
-        return "", replace(s, context_warned=False)
-    if s.context_warned:
-        return "", s
-    text = ctx.say("goal.context_save", percent=round(ratio * 100), path=doc.path)
-    return text, replace(s, context_warned=True)
 
 
 def render_goal_anchors(goal: Goal, ctx: Context) -> str:
@@ -458,42 +164,3 @@ def render_goal_anchors(goal: Goal, ctx: Context) -> str:
             "goal.anchors.failure", command=failure.command, exit=failure.exit, line=line
         )
     return text
-
-
-def _held(ctx: Context) -> Held | None:
-    doc = ctx.goal
-    if doc is not None and doc.problem:
-        return None  # reported as a problem of the file
-    return judge_goal(doc.goal if doc is not None else None, ctx.promise)
-
-
-def _trusted(ctx: Context) -> Goal | None:
-    """GOAL.md's goal as goalkeeper may act on it: approved, with no limit above the approved
-    one and no counter below the recorded one (None without an approved promise)."""
-    doc = ctx.goal
-    if doc is None or doc.goal is None or ctx.promise is None:
-        return None
-    if judge_goal(doc.goal, ctx.promise) is not None:
-        return None
-    return trusted_goal(doc.goal, ctx.promise)
-
-
-def _active(ctx: Context) -> Goal | None:
-    goal = _trusted(ctx)
-    return goal if goal is not None and goal.status in ("active", "needs-upgrade") else None
-
-
-def _path(ctx: Context) -> str:
-    return ctx.goal.path if ctx.goal else ".agents/goal/GOAL.md"
-
-
-def _result(run: VerifyRun, ctx: Context) -> str:
-    if run.timed_out:
-        return ctx.say("goal.timed_out", seconds=f"{run.seconds:.0f}")
-    if run.no_tests:
-        return ctx.say("proof.verify.no_tests")
-    return ctx.say("goal.exit", code=run.exit_code)
-
-
-def _iso(now: float) -> str:
-    return datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%MZ")

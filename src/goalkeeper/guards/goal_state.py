@@ -1,0 +1,72 @@
+"""What the goal guard keeps between events, and how it reads the goal from its context.
+
+The goal a guard may act on is GOAL.md's goal *as the user approved it* (``core.goals.promise``):
+a GOAL.md that differs from the promise is held, and its limits and counters are never looser
+than the recorded ones. Every part of the goal guard (prompts, stops, choices) asks the same
+three questions here, so they cannot answer differently. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from goalkeeper.core.goals.goal import Goal
+from goalkeeper.core.goals.promise import Held, judge_goal, trusted_goal
+from goalkeeper.guards.spec import Context
+
+
+@dataclass(frozen=True, slots=True)
+class GoalState:
+    goal_id: str | None = None
+    """The goal these counters belong to; another goal starts them over."""
+    last_passing: int = -1
+    stagnant: int = 0
+    log_seen: int = 0
+    recoveries: int = 0
+    told_user: bool = False
+    flagged_hash: str | None = None
+    """``no-verify`` once the user was told the goal has no verify command."""
+    held_key: str | None = None
+    """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
+    asking: str | None = None
+    """The GOAL.md digest the user is being asked to approve through ``goal_approval``."""
+    tests_held: str | None = None
+    """The change of the protected tests last held (``goal_tests.tests_key``): said once, then
+    the loop pauses for the user."""
+    context_warned: bool = False
+    notified_problem: str | None = None
+    passed_logged: int = -1
+    """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
+    next pass is not logged again (one line per change, not one per Stop)."""
+
+
+def held_goal(ctx: Context) -> Held | None:
+    doc = ctx.goal
+    if doc is not None and doc.problem:
+        return None  # reported as a problem of the file
+    return judge_goal(doc.goal if doc is not None else None, ctx.promise)
+
+
+def trusted_goal_of(ctx: Context) -> Goal | None:
+    """GOAL.md's goal as goalkeeper may act on it: approved, with no limit above the approved
+    one and no counter below the recorded one (None without an approved promise)."""
+    doc = ctx.goal
+    if doc is None or doc.goal is None or ctx.promise is None:
+        return None
+    if judge_goal(doc.goal, ctx.promise) is not None:
+        return None
+    return trusted_goal(doc.goal, ctx.promise)
+
+
+def active_goal(ctx: Context) -> Goal | None:
+    goal = trusted_goal_of(ctx)
+    return goal if goal is not None and goal.status in ("active", "needs-upgrade") else None
+
+
+def goal_path(ctx: Context) -> str:
+    return ctx.goal.path if ctx.goal else ".agents/goal/GOAL.md"
+
+
+def stamp(now: float) -> str:
+    return datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%MZ")
