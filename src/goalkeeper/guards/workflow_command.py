@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING
 
 from goalkeeper.core.values import Action, Advise, Notify, Problem, Record, UserPrompt
 from goalkeeper.guards.spec import Context, Verdict
-from goalkeeper.guards.workflow import (
+from goalkeeper.guards.workflow import WorkflowState, deliver_step
+from goalkeeper.guards.workflow_text import (
     GATEWAY,
-    WorkflowState,
-    _listed,
-    _procedures,
-    _tool,
-    deliver_step,
+    listed,
     phase_title,
+    procedures_of,
+    tool_name,
     work_item_id,
 )
 
@@ -47,7 +46,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
     )
 
     match = _COMMAND.match(ev.text)
-    source = _procedures(ctx)
+    source = procedures_of(ctx)
     if match is None or source is None:
         return Verdict()
     say = ctx.say
@@ -103,7 +102,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             text = say(
                 "workflow.standalone",
                 capability=found.id,
-                available=_listed(got.available, say),
+                available=listed(got.available, say),
                 body=got.content,
                 request=say("workflow.request", request=tail) if tail else "",
             )
@@ -135,7 +134,7 @@ def _route(
                 "workflow.routing.request",
                 request=rest,
                 cancelled=cancelled,
-                gateway=_tool(ctx, GATEWAY),
+                gateway=tool_name(ctx, GATEWAY),
             )
         )
     )
@@ -146,7 +145,7 @@ def _status(record: WorkflowRecord | None, ctx: Context) -> str:
     say = ctx.say
     if record is None:
         return str(say("workflow.status.inactive"))
-    source = _procedures(ctx)
+    source = procedures_of(ctx)
     routes = source.catalog.routes() if source is not None else ()
     title = next((r.title for r in routes if r.route == record.route), record.route)
     return str(

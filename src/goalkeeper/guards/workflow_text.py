@@ -1,0 +1,102 @@
+"""The workflow guard's texts (catalog spec §9): the step a procedure arrives in, the state
+contract under it, phase titles, and the small helpers the guard, its tool handlers and the
+``/workflow`` command share.
+
+Every word the model reads comes from the message catalog (``ctx.say``); this module only picks
+the keys and fills the fields. No catalog import at module level: hooks import the guards on
+every event, and most events never touch a workflow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any, TypeVar
+
+from goalkeeper.core.values import Block
+from goalkeeper.guards.spec import Context, Verdict
+
+GATEWAY = "workflow"
+ACTIVE = "workflow_active"
+ASK = "workflow_ask"
+TOOLS = (GATEWAY, ACTIVE, ASK)
+
+S = TypeVar("S")
+
+
+def step_text(record: Any, content: str, action: str, ctx: Context, *, request: str | None) -> str:
+    """§9.1: the procedure (or the already-delivered sentence) and the state contract."""
+    say = ctx.say
+    return say(
+        "workflow.step",
+        route=record.route,
+        phase=record.phase,
+        work_item=record.work_item,
+        body=content or say("workflow.already_delivered"),
+        request=say("workflow.request", request=request) if request else "",
+        contract=contract(record, action, ctx),
+    )
+
+
+def contract(record: Any, action: str, ctx: Context) -> str:
+    say = ctx.say
+    source = procedures_of(ctx)
+    allowed = source.catalog.allowed(record.route, record.procedure) if source else ()
+    return say(
+        "workflow.contract",
+        work_item=record.work_item,
+        route=record.route,
+        procedure=record.procedure,
+        action=action,
+        allowed=", ".join(allowed) or say("workflow.none"),
+        available=listed(available_now(record, ctx), say),
+    )
+
+
+def available_now(record: Any, ctx: Context) -> tuple[str, ...]:
+    from goalkeeper.core.workflows.machine import WorkflowError, context
+
+    source = procedures_of(ctx)
+    if source is None:
+        return ()
+    try:
+        return context(source.catalog, record, source.read).available
+    except WorkflowError:
+        return ()
+
+
+def phase_title(phase: str, say: Any) -> str:
+    """§12: the catalog's phase title, else the id in words."""
+    key = f"workflow.phase.{phase}"
+    title = str(say(key))
+    return title if title != key else phase.replace("-", " ").title()
+
+
+def work_item_id(session_id: str, now: float, n: int) -> str:
+    """A UUID (version 4 form) derived from the session, the time and a counter: unique per
+    work item and reproducible from the events, so a replay gives the same ids."""
+    digest = hashlib.sha256(f"{session_id}\0{now!r}\0{n}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def procedures_of(ctx: Context) -> Any:
+    loader = ctx.procedures
+    return loader() if loader is not None else None
+
+
+def tool_name(ctx: Context, name: str) -> str:
+    return ctx.tool_names.get(name, name)
+
+
+def refuse(ctx: Context, tool: str, problem: str, s: S) -> Verdict[S]:
+    """A call that does not fit the tool; like any workflow call, it re-arms the stop nudge."""
+    text = ctx.say("workflow.error.bad_call", tool=tool_name(ctx, tool), problem=problem)
+    return Verdict((Block(text),), s)
+
+
+def listed(ids: tuple[str, ...], say: Any) -> str:
+    return ", ".join(ids) or str(say("workflow.none"))
+
+
+def text_of(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
