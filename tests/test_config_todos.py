@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,8 @@ def test_invalid_values_fall_back_with_a_warning_items_76_79(tmp_path: Path, raw
     config = stall(tmp_path, raw)
     assert config.todo_stall_threshold == 3
     assert len(config.warnings) == 1
-    assert STALL in config.warnings[0]
-    assert repr(raw) in config.warnings[0]
+    assert f"{STALL}={json.dumps(raw)} " in config.warnings[0]  # spec §10: JSON-quoted
+    assert config.warnings[0].endswith("falling back to default 3")
 
 
 @pytest.mark.parametrize("raw", ["nan", "NaN", "inf", "-inf", "Infinity", "-0.5", "\t", "0x10"])

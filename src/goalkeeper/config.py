@@ -95,6 +95,9 @@ class Config:
     warnings: tuple[str, ...] = ()
     held: tuple[str, ...] = ()
     """Project settings not applied because the file holding them is not approved (names)."""
+    sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """Where each setting that is not a default came from (setting, layer), so ``goalkeeper
+    config`` can show why a value is what it is: the hook and the command resolve alike."""
     user_file: str = field(default="", compare=False)
     """The user's own config file this configuration read (or would read): trusted, so no
     tool of the agent may write it."""
@@ -142,7 +145,7 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_META = ("warnings", "held", "user_file", "state_home")
+_META = ("warnings", "held", "sources", "user_file", "state_home")
 _FIELDS = {f.name: f for f in fields(Config) if f.name not in _META}
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -155,40 +158,79 @@ def load_config(
     """Resolve the configuration of ``project``; never raises."""
     warnings: list[str] = []
     values: dict[str, object] = {}
+    origin: dict[str, str] = {}
     user = user_config_path(env or {})
     data = _read_toml(user, warnings, confined=False)
     if data is not None:
         nested = (
             data.get("tool", {}).get("goalkeeper") if isinstance(data.get("tool"), dict) else None
         )
-        _apply(values, nested if isinstance(nested, dict) else data, "user config", warnings)
+        table = nested if isinstance(nested, dict) else data
+        _apply(values, table, "user config", warnings, origin=origin)
     held: list[str] = []
     approved: dict[str, str] | None = None
     for path, table in _file_tables(project, warnings):
         gate = _Gate(path.name, table, project, approved)
-        _apply(values, table, str(path.name), warnings, gate=gate)
+        _apply(values, table, str(path.name), warnings, gate=gate, origin=origin)
         approved = gate.approved
         held += gate.held
         if gate.held:
             warnings.append(gate.warning())
+    invalid_aliases: list[tuple[str, str, object]] = []
     if env:
-        aliased = {ENV_ALIASES[k]: v for k, v in env.items() if k in ENV_ALIASES}
-        _apply(values, aliased, "environment", warnings, shown=_alias_names())
+        for name, setting in ENV_ALIASES.items():
+            if name in env:
+                _apply_alias(values, name, setting, env[name], origin, invalid_aliases)
         env_values = {
             k[len(ENV_PREFIX) :].lower(): v
             for k, v in env.items()
             if k.startswith(ENV_PREFIX) and k[len(ENV_PREFIX) :].lower() in _FIELDS
         }
-        _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX)
+        _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX, origin=origin)
     if overrides:
-        _apply(values, dict(overrides), "command line", warnings)
+        _apply(values, dict(overrides), "command line", warnings, origin=origin)
+    lang = values.get("lang", "auto")
+    warnings += [_alias_warning(lang, *entry) for entry in invalid_aliases]
     meta = {
         "warnings": tuple(warnings),
         "held": tuple(held),
+        "sources": tuple((name, origin[name]) for name in _FIELDS if name in origin),
         "user_file": str(user),
         "state_home": str(_state_home()),
     }
     return replace(Config(), **values, **meta)  # type: ignore[arg-type]
+
+
+def _apply_alias(
+    values: dict[str, object],
+    name: str,
+    setting: str,
+    raw: str,
+    origin: dict[str, str],
+    invalid: list[tuple[str, str, object]],
+) -> None:
+    """One of pi-todone's own variables (seed 002 §10): a valid value applies; an invalid one
+    keeps the value in force and is told in the seed's own words (``_alias_warning``)."""
+    current = values.get(setting, getattr(Config(), setting))
+    try:
+        values[setting] = _coerce(setting, raw, getattr(Config(), setting))
+    except ValueError:
+        invalid.append((name, raw, current))
+        return
+    origin[setting] = f"environment ({name})"
+
+
+def _alias_warning(lang: object, name: str, raw: str, kept: object) -> str:
+    """The seed's warning for an invalid variable: the raw value JSON-quoted, a blank one said
+    so, the number in force written as JavaScript would (``3``, not ``3.0``)."""
+    import json
+
+    from goalkeeper.core.messages import render
+    from goalkeeper.core.todos.tree import js_str
+
+    key = "todo.env.blank" if not raw.strip() else "todo.env.invalid"
+    quoted = json.dumps(raw, ensure_ascii=False)
+    return render("zh" if lang == "zh" else "en", key, name=name, raw=quoted, kept=js_str(kept))
 
 
 def _state_home() -> Path:
@@ -309,13 +351,12 @@ def _apply(
     source: str,
     warnings: list[str],
     prefix: str = "",
-    shown: Mapping[str, str] | None = None,
     gate: _Gate | None = None,
+    origin: dict[str, str] | None = None,
 ) -> None:
     for raw_key, raw in table.items():
         name = str(raw_key).replace("-", "_").lower()
         label = f"{prefix}{name.upper()}" if prefix else str(raw_key)
-        label = shown.get(name, label) if shown else label
         if name not in _FIELDS:
             warnings.append(f"{source}: unknown setting '{label}' ignored")
             continue
@@ -328,10 +369,8 @@ def _apply(
             continue
         if gate is None or gate.allows(name, value, current):
             values[name] = value
-
-
-def _alias_names() -> dict[str, str]:
-    return {field: name for name, field in ENV_ALIASES.items()}
+            if origin is not None:
+                origin[name] = f"{source} ({label})" if prefix else source
 
 
 def _coerce(name: str, raw: object, default: object) -> object:
@@ -409,6 +448,7 @@ def _to_bool(raw: object) -> bool:
 
 
 def relevant_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment variables that can change goalkeeper's behaviour."""
+    """The environment variables that can change goalkeeper's behaviour: ``GOALKEEPER_*`` and
+    pi-todone's own names, the same set the hook client forwards (audit seed002 D1)."""
     source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if k.startswith(ENV_PREFIX)}
+    return {k: v for k, v in source.items() if k.startswith(ENV_PREFIX) or k in ENV_ALIASES}

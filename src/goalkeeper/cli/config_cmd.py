@@ -13,19 +13,23 @@ from goalkeeper.config import Config, load_config, relevant_env
 @click.pass_obj
 def config_command(app: App, as_json: bool) -> int:
     """Show every setting as resolved from defaults, your ~/.config/goalkeeper/config.toml,
-    [tool.goalkeeper] in pyproject.toml, .goalkeeper.toml and GOALKEEPER_* variables, with
-    any warnings. "held" lists project settings that wait for your `goalkeeper allow`.
+    [tool.goalkeeper] in pyproject.toml, .goalkeeper.toml, pi-todone's PI_TODONE_* variables
+    and GOALKEEPER_* variables (the same values the hooks use), where each came from, and any
+    warnings. "held" lists project settings that wait for your `goalkeeper allow`.
 
     Exit status: 0, or 1 when a setting was invalid (it fell back, see the warnings).
     """
     config = load_config(app.project, relevant_env())
+    settings = config.to_dict()
+    origin = {**dict.fromkeys(settings, "default"), **dict(config.sources)}
     if as_json:
-        data = {"settings": config.to_dict(), "warnings": list(config.warnings)}
+        data = {"settings": settings, "sources": origin, "warnings": list(config.warnings)}
         echo_json({**data, "held": list(config.held)})
     else:
         docs = _docs()
-        for key, value in config.to_dict().items():
-            click.echo(f"{key:<20} {value!r:<10} {docs.get(key, '')}")
+        for key, value in settings.items():
+            came = "" if origin[key] == "default" else f"  [from {origin[key]}]"
+            click.echo(f"{key:<22} {value!r:<10} {docs.get(key, '')}{came}")
         for warning in config.warnings:
             click.echo(f"warning: {warning}", err=True)
     return int(ExitCode.NOT_PASSED if config.warnings else ExitCode.OK)

@@ -84,4 +84,7 @@ MESSAGES: dict[str, str] = {
     # -- static guideline (L1) and native todo tools -------------------------------------------
     "todo.guideline": "Todo duty (goalkeeper): before complex work (multiple files / 3+ steps / long-running) break it into todos with goalkeeper's todo tool (in Claude Code: mcp__goalkeeper__todo; in Pi: todo; in a shell: goalkeeper todo), each one independently verifiable result (≤ one sentence); small tasks (single-file tweak / Q&A) need none. Marking a todo completed requires metadata.evidence (state → file evidence / runnable → cmd evidence / effect left for human acceptance); tree tasks: a parent may complete only after all its children are completed.",
     "todo.native_refused": "goalkeeper: do not mark tasks completed with {tool} — completion needs evidence. Use goalkeeper's todo tool instead (mcp__goalkeeper__todo, or `goalkeeper todo` in a shell):\n{guide}",
+    # -- pi-todone's environment variables (spec §10 envNumber) ---------------------------------
+    "todo.env.invalid": "[goalkeeper] environment variable {name}={raw} is invalid; falling back to default {kept}",
+    "todo.env.blank": "[goalkeeper] environment variable {name}={raw} is invalid (blank); falling back to default {kept}",
 }

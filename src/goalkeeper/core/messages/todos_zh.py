@@ -85,4 +85,7 @@ MESSAGES: dict[str, str] = {
     # -- static guideline (L1) and native todo tools -------------------------------------------
     "todo.guideline": "Todo 义务（goalkeeper）：复杂任务（多文件/3+ 步骤/长任务）开始前先用 goalkeeper 的 todo 工具（Claude Code 中为 mcp__goalkeeper__todo，Pi 中为 todo，shell 中为 goalkeeper todo）拆 todo，每项是一个可独立验证的结果（≤ 一句话）；小任务（单文件小改/问答）无需列。标 todo completed 必须附 metadata.evidence（state→file 证据 / runnable→cmd 证据 / effect 留人工验收）；树形任务：父 completed 前子项必须全 completed。",
     "todo.native_refused": "goalkeeper: 不要用 {tool} 把任务标为完成——完成需要证据，请改用 goalkeeper 的 todo 工具（mcp__goalkeeper__todo，或 shell 里的 `goalkeeper todo`）：\n{guide}",
+    # -- pi-todone 的环境变量（spec §10 envNumber）-------------------------------------------------
+    "todo.env.invalid": "[goalkeeper] 环境变量 {name}={raw} 非法，回退默认 {kept}",
+    "todo.env.blank": "[goalkeeper] 环境变量 {name}={raw} 非法（空白），回退默认 {kept}",
 }
