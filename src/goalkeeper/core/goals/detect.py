@@ -21,13 +21,25 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from goalkeeper.core.goals.size import (
+    LIST_ITEM,
+    MAX_FILES,
+    MIN_MODULES,
+    is_coarse,
+    split_stages,
+    unquote,
+)
 from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
 from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
 
-
-def _words(text: str) -> frozenset[str]:
-    """A word list written as prose: easier to read and extend than a column of strings."""
-    return frozenset(text.split())
+__all__ = [
+    "MAX_FILES",
+    "MIN_MODULES",
+    "GoalIntent",
+    "detect_goal",
+    "is_coarse",
+    "split_stages",
+]
 
 
 Source = Literal["command", "phrase"]
@@ -42,11 +54,6 @@ is 3 words + 2 characters = 4 word equivalents."""
 MAX_TRIGGERS = 16
 """Phrase triggers examined per prompt, in order: each costs a pass over its paragraph, and a
 prompt that repeats a trigger more often than this is pasted text, not a goal statement."""
-MAX_FILES = 5
-"""Seed 001 decision 7: a goal naming more than five files is coarse."""
-MIN_MODULES = 3
-"""What "several modules" means: one module is a fix, two is a fix and its caller, three is a
-change across the system."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,87 +131,6 @@ _TRIVIAL = re.compile(
     r"|错别字|笔误|拼写错误|改个名|改名字|重命名变量|变量改名|改下变量名|格式化|缩进|空格",
     re.IGNORECASE,
 )
-_ARCH = re.compile(
-    r"(?<![A-Za-z])(?:architect\w*|re-?architect\w*|re-?design\w*|re-?writ\w*|migrat\w*|"
-    r"overhaul\w*|end-to-end\s+system|multi-?module|multi-?package|"
-    r"(?:multiple|several|many)\s+(?:modules|packages|services|components|subsystems)|"
-    r"across\s+(?:all\s+|the\s+|multiple\s+|several\s+)?(?:modules|packages|services|codebase)|"
-    r"(?:whole|entire)\s+(?:codebase|code\s+base|system|project|application|repo|repository)|"
-    r"from\s+scratch|large-scale|system-wide|codebase-wide)(?![A-Za-z])"
-    r"|架构|重构|迁移|多模块|整体|重写|全面改造|系统性|跨模块|多个模块|各个模块|所有模块|"
-    r"端到端系统|从零开始|推倒重来|整个项目|整个系统",
-    re.IGNORECASE,
-)
-_PATH_TOKEN = re.compile(r"[A-Za-z0-9_.~/\\-]+")
-_EXTENSION = re.compile(
-    r"[A-Za-z0-9_-]\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|"
-    r"swift|scala|sh|md|rst|txt|json|ya?ml|toml|ini|cfg|html|css|scss|vue|svelte|sql|proto|xml|"
-    r"gradle|lock)$",
-    re.IGNORECASE,
-)
-_NOT_FILES = frozenset(
-    {"node.js", "vue.js", "next.js", "nuxt.js", "react.js", "express.js", "three.js", "d3.js"}
-    | {"chart.js", "ember.js", "angular.js", "backbone.js", "nest.js", "deno.js"}
-)
-_MODULE_NAMED = re.compile(
-    r"(?<![A-Za-z0-9_-])([A-Za-z][\w.-]*)\s+"
-    r"(?:module|package|service|crate|component|subsystem|library)(?![A-Za-z])",
-    re.IGNORECASE | re.ASCII,
-)
-# Lists before a plural ("the auth, billing and search modules", "认证、计费和搜索模块") are read
-# backwards from the plural by hand over a bounded window: a regex for "name (, name)* and name"
-# backtracks quadratically on a long comma-separated line.
-_PLURAL = re.compile(
-    r"(?<![A-Za-z])(?:modules|packages|services|crates|components|subsystems|libraries)"
-    r"(?![A-Za-z])",
-    re.IGNORECASE,
-)
-_LIST_TOKEN = re.compile(r"[A-Za-z][\w.-]*|[,&]", re.ASCII)
-_LIST_JOINERS = frozenset({",", "&", "and", "or"})
-_LIST_WINDOW = 200
-_MODULE_ROOT = re.compile(
-    r"(?<![\w/.-])(?:packages|apps|modules|services|crates|libs|internal|cmd|pkg)/([\w.-]+)",
-    re.ASCII,
-)
-_ZH_NAME = r"(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+|[\u4e00-\u9fff]{1,4}?)"
-_ZH_MODULE_WORD = r"(?:模块|子系统|组件|服务(?!器))"
-_MODULE_ZH = re.compile(rf"({_ZH_NAME})\s*{_ZH_MODULE_WORD}")
-_ZH_PLURAL = re.compile(_ZH_MODULE_WORD)
-_ZH_BREAK = re.compile(r"[。！？；;：:\n（）()]")
-_ZH_SPLIT = re.compile(r"\s*(?:[、，,]|以及|和|及|与)\s*")
-_NOT_MODULES = _words(
-    "the a an this that these those each every any one single new same other another which "
-    "whole entire main python node npm go rust java js typescript javascript pip pypi its our "
-    "their my your"
-)
-
-# ---------------------------------------------------------------------------------------------
-# Stages
-# ---------------------------------------------------------------------------------------------
-
-_LIST_MARK = r"(?:(?:\d{1,3}[.)]|[(（]\d{1,3}[)）]|[-*+•])[ \t]+|\d{1,3}、[ \t]*)"
-_STAGE_SEP = re.compile(
-    rf"(?:^|\n)[ \t]*{_LIST_MARK}"
-    r"|(?<![A-Za-z0-9])(?:\d{1,2}\)|[(（]\d{1,2}[)）])[ \t]*"
-    r"|(?:[,，][ \t]*)?(?<![A-Za-z])(?:and[ \t]+)?then(?![A-Za-z])"
-    r"|[,，;；][ \t]*(?:(?:and[ \t]+)?finally|lastly|最后|其次|随后)(?![A-Za-z])"
-    r"|[;；]|→|[ \t]->[ \t]|然后再?|接着|(?<![不一])再(?![次见生])"
-    r"|[:：][ \t]*(?=(?:first(?:ly)?|首先|先)(?![A-Za-z进生前]))",
-    re.IGNORECASE,
-)
-# The separators that follow an introduction ("Rewrite the store:" before "1. …" or before
-# "first …"): the introduction is the goal itself, not one of its stages.
-_INTRO_SEP = re.compile(rf"\n?[ \t]*{_LIST_MARK}|[:：][ \t]*")
-_LIST_ITEM = re.compile(rf"^[ \t]*{_LIST_MARK}")
-_STAGE_LEAD = re.compile(
-    r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|next|finally|lastly|and|then|after\s+that)"
-    r"(?![A-Za-z])[,，]?\s*"
-    r"|(?:首先|其次|然后|接着|最后|第[一二三四五六七八九十\d]+步)[:：，,]?\s*"
-    r"|先(?![进生前]))+",
-    re.IGNORECASE,
-)
-_STAGE_TRIM = " \t\n,，、;；.。:：-—–"
-
 # ---------------------------------------------------------------------------------------------
 # Text helpers
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +138,6 @@ _STAGE_TRIM = " \t\n,，、;；.。:：-—–"
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ALNUM = re.compile(r"[A-Za-z0-9]")
-_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "「": "」", "『": "』"}
 
 
 def _mask(text: str) -> str:
@@ -240,18 +165,6 @@ def _mask(text: str) -> str:
     return "\n".join(out)
 
 
-def _mask_inline(text: str) -> str:
-    """Inline code spans filled with a control character: neither a separator nor a space."""
-    lines = text.split("\n")
-    return "\n".join(blank_spans(line, inline_code_spans(line), "\x01") for line in lines)
-
-
-def _unquote(text: str) -> str:
-    while len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
-        text = text[1:-1].strip()
-    return text
-
-
 def _clean(raw: str) -> str:
     """Whitespace collapsed per line, blank lines dropped, leading punctuation, trailing full
     stops and surrounding quotes removed. Line breaks stay: they separate listed stages."""
@@ -259,7 +172,7 @@ def _clean(raw: str) -> str:
     text = "\n".join(line for line in lines if line)
     for _ in range(3):
         text = text.lstrip(" \n:：,，-—–").rstrip(" \n.。!！")
-        text = _unquote(text)
+        text = unquote(text)
     return text
 
 
@@ -295,37 +208,6 @@ def detect_goal(prompt: str) -> GoalIntent | None:
         if found is not None:
             return _intent(found, "phrase")
     return None
-
-
-def is_coarse(text: str) -> bool:
-    """Seed 001 decision 7: an architecture word, more than ``MAX_FILES`` files, or at least
-    ``MIN_MODULES`` modules named. Never raises."""
-    if _ARCH.search(text):
-        return True
-    return len(_files(text)) > MAX_FILES or len(_modules(text)) >= MIN_MODULES
-
-
-def split_stages(text: str) -> tuple[str, ...]:
-    """The stages of a goal in order: split at "then", "and then", list items, ";", "；", "然后",
-    "再" and "→"; trimmed, connectors ("first", "先", "最后") dropped, empty parts skipped. An
-    introduction ending in a colon before a list or a "first" is the goal, not a stage, and is
-    dropped. Text in backticks is never split. Never raises."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    masked = _mask_inline(text)
-    pieces: list[str] = []
-    intro = False  # the first piece introduces the others
-    last = 0
-    for m in _STAGE_SEP.finditer(masked):
-        pieces.append(text[last : m.start()])
-        if len(pieces) == 1:
-            colon = pieces[0].rstrip().endswith((":", "：")) or m.group(0).startswith((":", "："))
-            intro = colon and _INTRO_SEP.fullmatch(m.group(0)) is not None
-        last = m.end()
-    pieces.append(text[last:])
-    if len(pieces) >= 3 and intro:
-        pieces = pieces[1:]
-    stages = (_stage(piece) for piece in pieces)
-    return tuple(s for s in stages if s)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -398,7 +280,7 @@ def _list_end(masked: str, pos: int) -> int:
     while pos < len(masked):
         nxt = masked.find("\n", pos + 1)
         nxt = len(masked) if nxt < 0 else nxt
-        if not _LIST_ITEM.match(masked[pos + 1 : nxt]):
+        if not LIST_ITEM.match(masked[pos + 1 : nxt]):
             return pos
         pos = nxt
     return pos
@@ -424,72 +306,3 @@ def _anti_trigger(goal: str) -> bool:
     if _word_weight(goal) >= MIN_WORDS * CJK_PER_WORD:
         return False
     return not (parse_verify_commands(goal) or prose_verify_kinds(goal))
-
-
-def _files(text: str) -> set[str]:
-    found: set[str] = set()
-    for raw in _PATH_TOKEN.findall(text):
-        token = raw.rstrip(".-")
-        if not token or token.startswith("//") or token.lower() in _NOT_FILES:
-            continue
-        if "/" in token or "\\" in token:
-            slashes = token.count("/") + token.count("\\")
-            if (
-                _EXTENSION.search(token)
-                or slashes >= 2
-                or token.startswith(("./", "../", "~/", "/"))
-                or raw.endswith("/")
-            ):
-                found.add(token.rstrip("/\\"))
-        elif _EXTENSION.search(token):
-            found.add(token)
-    return found
-
-
-def _modules(text: str) -> set[str]:
-    """The distinct module names a text mentions: "X module", "X, Y and Z modules",
-    ``packages/x``, "X模块", "X、Y和Z模块"."""
-    names: set[str] = set()
-    for m in _MODULE_NAMED.finditer(text):
-        if m.group(1).lower() not in _NOT_MODULES:
-            names.add(m.group(1).lower())
-    for m in _PLURAL.finditer(text):
-        names.update(_listed_before(text[max(0, m.start() - _LIST_WINDOW) : m.start()]))
-    names.update(m.group(1).lower() for m in _MODULE_ROOT.finditer(text))
-    names.update(m.group(1) for m in _MODULE_ZH.finditer(text))
-    previous = 0
-    for m in _ZH_PLURAL.finditer(text):
-        window = text[max(previous, m.start() - _LIST_WINDOW) : m.start()]
-        breaks = list(_ZH_BREAK.finditer(window))
-        window = window[breaks[-1].end() :] if breaks else window
-        items = [item.strip() for item in _ZH_SPLIT.split(window) if item.strip()]
-        if len(items) >= 2:
-            names.update(items)
-        previous = m.end()
-    return names
-
-
-def _listed_before(window: str) -> list[str]:
-    """The names of "a, b and c" at the end of ``window``, read backwards; a single name (no
-    list) is left to the singular rule."""
-    tokens = _LIST_TOKEN.findall(window)
-    items: list[str] = []
-    i = len(tokens) - 1
-    while i >= 0:
-        name = tokens[i].lower()
-        if name in _LIST_JOINERS or name in _NOT_MODULES:
-            break
-        items.append(name)
-        i -= 1
-        joined = False
-        while i >= 0 and tokens[i].lower() in _LIST_JOINERS:
-            joined, i = True, i - 1
-        if not joined:
-            break
-    return items if len(items) >= 2 else []
-
-
-def _stage(piece: str) -> str:
-    stage = " ".join(piece.split()).strip(_STAGE_TRIM)
-    stage = _STAGE_LEAD.sub("", stage).strip(_STAGE_TRIM)
-    return _unquote(stage)
