@@ -302,14 +302,61 @@ def test_an_api_error_is_retried_with_backoff_then_blocks(sup: Supervisor) -> No
     """Claude Code cannot schedule: the user is told when a retry would start (4 s doubling);
     after 10 retries the goal is blocked with a strategy-change prompt."""
     say_goal(sup)
+    clock = sup.clock
+    assert isinstance(clock, FakeClock)
     delays = []
     for _ in range(10):
         actions = sup.handle([Settled("s", "", error="overloaded")]).actions
         note = text(actions, Notify)
         delays.append(note.split("would start after ")[1].split(" s")[0])
+        clock.advance(float(delays[-1]))
     assert delays == ["4", "8", "16", "32", "64", "128", "256", "512", "600", "600"]
     final = sup.handle([Settled("s", "", error="overloaded")]).actions
     assert "after 10 failed retries" in text(final, Pause)
+
+
+def test_errors_inside_the_backoff_are_one_outage_not_ten_retries(sup: Supervisor) -> None:
+    """Eleven StopFailures in a few seconds (seed001 audit D4): only the first counts, so the
+    goal is not blocked and its "≈ 37 min" budget is not spent; after the delay one more
+    counts."""
+    say_goal(sup)
+    clock = sup.clock
+    assert isinstance(clock, FakeClock)
+    for _ in range(11):
+        sup.handle([Settled("s", "", error="rate_limit")])
+        clock.advance(0.3)
+    doc = load_goal(sup.project)
+    assert doc is not None and doc.goal is not None
+    assert doc.goal.status == "active" and doc.goal.retries == 1
+    clock.advance(4.0)
+    sup.handle([Settled("s", "", error="rate_limit")])
+    again = load_goal(sup.project)
+    assert again is not None and again.goal is not None and again.goal.retries == 2
+
+
+def test_a_paused_goal_is_shown_at_the_next_prompt_and_resent_it_resumes(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """Paused after the same failure twice, the goal is not hidden: the next prompt's context
+    says it is paused and why. Sending the same goal again resumes it from its last failure
+    (seed 004 §4.4): the rounds used and the failure stay, nothing starts over."""
+    same = (1, "FAILED tests/test_calc.py::test_add - assert -1 == 3")
+    outputs.queue += [same, same]
+    say_goal(sup)
+    settle(sup)
+    paused = settle(sup)
+    assert kinds(paused) == ["Pause"]
+    prompt = sup.handle([UserPrompt("s", "what does calc.py do?"), BeforeAgentStart("s")])
+    assert "Goal paused" in text(prompt.actions, Advise)
+    assert "same failure twice" in text(prompt.actions, Advise)
+    resent = sup.handle([UserPrompt("s", "/gk-goal `pytest -q` passes"), BeforeAgentStart("s")])
+    assert "resumes from where it stopped" in text(resent.actions, Advise)
+    doc = load_goal(sup.project)
+    assert doc is not None and doc.goal is not None
+    assert doc.goal.status == "active" and doc.goal.attempts == 1
+    assert doc.goal.last_failure.signature  # the failure it resumes from
+    outputs.queue.append((1, "FAILED tests/test_calc.py::test_sub - assert 1 == 0"))
+    assert "[2/3]" in text(settle(sup))
 
 
 def test_prose_goal_infers_the_projects_test_command(tmp_path: Path) -> None:
@@ -508,3 +555,36 @@ def test_a_pytest_verify_that_prints_no_summary_is_never_a_pass(
     first = settle(sup)
     assert kinds(first) == ["Continue"]
     assert "nothing shows that a test ran" in text(first)
+
+
+def test_a_coarse_goal_has_no_second_criterion_for_its_verify(tmp_path: Path) -> None:
+    """Seed001 audit D6: the stage "make sure all tests pass" duplicated the verify criterion
+    goalkeeper writes itself. The real stages stay, numbered, and the route is set."""
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    sup = Supervisor(
+        tmp_path,
+        Config(no_plan="silent", lang="en"),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES,
+        clock=FakeClock(),
+        runner=FakeRunner(Outputs()),
+    )
+    sup.handle(
+        [
+            UserPrompt(
+                "s",
+                "Goal: migrate the storage layer from SQLite to Postgres across all modules: "
+                "first add a repository interface, then port the queries, then move the "
+                "migrations, and finally make sure all tests pass.",
+            )
+        ]
+    )
+    doc = load_goal(tmp_path)
+    assert doc is not None and doc.goal is not None
+    texts = [c.text for c in doc.goal.criteria]
+    assert doc.goal.route == "idea-to-ship" and doc.goal.verify
+    assert texts[1:] == [
+        "stage 1: add a repository interface",
+        "stage 2: port the queries",
+        "stage 3: move the migrations",
+    ]

@@ -27,7 +27,7 @@ from goalkeeper.core.values import (
     WriteGoal,
 )
 from goalkeeper.guards.goal import GoalGuard, GoalState
-from goalkeeper.guards.spec import Verdict
+from goalkeeper.guards.spec import Verdict, WorkflowView
 from goalkeeper.testing import context
 
 guard = GoalGuard()
@@ -293,3 +293,77 @@ def test_the_agent_can_ask_the_user_to_approve_through_goal_approval() -> None:
     assert "goalkeeper goal approve" in str(no_ui.actions[0].text)  # type: ignore[union-attr]
     nothing = guard.on_event(call, GoalState(), ctx_for(GOAL, capabilities=caps))
     assert "nothing to approve" in str(nothing.actions[0].text)  # type: ignore[union-attr]
+
+
+def test_stagnation_can_fire_inside_the_default_round_limit() -> None:
+    """Seed001 audit D11: with the default 3 rounds the failing loop paused before stagnation
+    could count to 3. The goal's setting is iteration 0, so the recovery prompt comes with the
+    third failure, before the limit pauses at the fourth stop."""
+    state = GoalState()  # a fresh session: the counters start from the goal as it is
+    seen: list[tuple[str, int]] = []
+    for i in range(4):
+        failing = Facts(verify=(VerifyRun("pytest -q", 1, f"FAILED tests/t.py::test_{i} - x"),))
+        verdict = settle(replace(GOAL, attempts=i), state, failing)
+        state = verdict.state or state
+        for action in verdict.actions:
+            if isinstance(action, Advise) and "No measurable progress" in action.text:
+                seen.append(("recovery", i))
+            if isinstance(action, Pause):
+                seen.append(("pause", i))
+    assert seen == [("recovery", 2), ("pause", 3)]
+
+
+COARSE = replace(GOAL, route="idea-to-ship")
+
+
+def settle_coarse(state: GoalState, view: WorkflowView | None) -> Verdict[GoalState]:
+    ctx = replace(ctx_for(COARSE, None), workflow=view)
+    return guard.on_event(Settled("s", "done", activity=Activity(1)), state, ctx)
+
+
+def test_a_coarse_goal_spends_no_repair_round_while_its_route_is_shaping() -> None:
+    """Seed001 audit D6: while the route shapes the work (shaping … to-tickets) no verify runs
+    and no round is spent; once it implements, the loop runs as for any goal."""
+    state = GoalState(goal_id="g-1", route_waited=True)
+    for phase in ("shaping", "research", "to-spec", "to-tickets"):
+        verdict = settle_coarse(state, WorkflowView(phase, "g-1"))
+        assert not any(isinstance(a, Inspect | Continue | WriteGoal) for a in verdict.actions)
+    implementing = settle_coarse(state, WorkflowView("implement", "g-1"))
+    assert any(isinstance(a, Inspect) for a in implementing.actions)
+
+
+def test_the_stop_that_starts_the_route_waits_once_for_it() -> None:
+    """The route starts at the stop after the prompt that set the goal: that stop runs no
+    verify. A route that never starts (not in the catalog) does not hold the loop back."""
+    first = settle_coarse(GoalState(goal_id="g-1"), None)
+    assert first.actions == () and first.state is not None and first.state.route_waited
+    second = settle_coarse(first.state, None)
+    assert any(isinstance(a, Inspect) for a in second.actions)
+
+
+def test_the_shaping_phases_are_the_routes_phases_before_implement() -> None:
+    """The phases the goal guard waits through are those of the built-in coarse route before
+    `implement`: a catalog change that renames or reorders them breaks this test."""
+    from pathlib import Path
+
+    from goalkeeper.core.goals.goal import COARSE_ROUTE
+    from goalkeeper.guards.goal_repair import SHAPING_PHASES
+    from goalkeeper.store.catalog_files import load_catalog
+
+    catalog = load_catalog(Path("/nonexistent"), None).catalog
+    phases = []
+    for procedure in catalog.definitions(COARSE_ROUTE):
+        placement = catalog.placement(COARSE_ROUTE, procedure.id)
+        assert placement is not None
+        phases.append(placement.phase)
+    assert set(phases[: phases.index("implement")]) == SHAPING_PHASES
+
+
+def test_needs_upgrade_moves_the_goal_onto_the_coarse_route() -> None:
+    """`status: needs-upgrade` (seed 001 risks: the skill's signal) is read at the next stop:
+    GOAL.md gets the route and is active again, the agent is told, nothing is verified."""
+    verdict = settle(replace(GOAL, status="needs-upgrade"), GoalState(goal_id="g-1"), None)
+    write = next(a for a in verdict.actions if isinstance(a, WriteGoal))
+    assert write.update.fields == {"status": "active", "route": "idea-to-ship"}
+    assert any(isinstance(a, Continue) and "idea-to-ship" in a.text for a in verdict.actions)
+    assert not any(isinstance(a, Inspect | Close) for a in verdict.actions)

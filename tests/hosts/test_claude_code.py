@@ -387,3 +387,28 @@ def test_a_stop_with_background_work_running_is_not_a_settle(project: Path) -> N
     assert decided["decision"] == "block"
     odd = answer(payload("stop_complete_early.json", project, background_tasks="x"), project)
     assert odd["decision"] == "block"  # a malformed field is ignored, not trusted
+
+
+def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(project: Path) -> None:
+    """Claude Code ignores StopFailure's output (seed001 audit D4): the retry notices and the
+    block after exhausted retries reach the user (systemMessage) and the agent (context) at the
+    next UserPromptSubmit, instead of nobody."""
+    from goalkeeper.testing import FakeClock
+
+    clock = FakeClock()
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+
+    def send(raw: bytes) -> dict[str, Any]:
+        return answer_hook(raw, env, str(project), clock=clock)[0]
+
+    send(payload("user_prompt_submit.json", project, prompt="/gk-goal `true` exits 0"))
+    assert send(payload("stop_failure.json", project)) == {}
+    told = send(payload("user_prompt_submit.json", project, prompt="go on"))
+    assert "retry 1 of 10" in told["systemMessage"]
+    for _ in range(10):
+        clock.advance(601.0)  # past every backoff: each error counts
+        assert send(payload("stop_failure.json", project)) == {}
+    after = send(payload("user_prompt_submit.json", project, prompt="what now?"))
+    assert "after 10 failed retries" in after["systemMessage"]
+    context = after["hookSpecificOutput"]["additionalContext"]
+    assert "Goal paused" in context and "change the strategy" in context

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalkeeper.core.goals.goal import (
+    COARSE_ROUTE,
     DEFAULT_ROUNDS,
     DEFAULT_TIMEOUT_S,
     Criterion,
@@ -134,12 +135,8 @@ def new_goal_id(now: float) -> str:
     return "g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S")
 
 
-COARSE_ROUTE = "idea-to-ship"
-"""Seed 001 decision 7: a coarse goal (many files, modules, architecture) is worked through a
-multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too."""
-
-
 def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store) -> list[Action]:
+    from goalkeeper.core.goals.goal import restates_the_check
     from goalkeeper.core.goals.promise import promise_of
     from goalkeeper.store.goalfile import create_goal, load_goal
     from goalkeeper.store.project import infer_verify_commands
@@ -153,9 +150,10 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
         return [Notify(say(key, objective=existing.goal.objective), "warning")]
     verify = action.verify or infer_verify_commands(project, action.kinds)
     criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
+    stages = [stage for stage in action.stages if not (verify and restates_the_check(stage))]
     criteria += [
         Criterion(say("goal.criterion.stage", n=i, stage=stage), "open")
-        for i, stage in enumerate(action.stages, start=1)
+        for i, stage in enumerate(stages, start=1)
     ]
     if action.trusted:
         source = say(f"goal.source.{action.source}")

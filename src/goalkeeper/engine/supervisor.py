@@ -29,6 +29,7 @@ from goalkeeper.core.values import (
     Inspect,
     KeepTests,
     Notify,
+    Pause,
     Record,
     SessionStart,
     SetGoal,
@@ -41,7 +42,7 @@ from goalkeeper.engine.inspect import gather_facts
 from goalkeeper.engine.merge import merge_actions
 from goalkeeper.engine.ports import Clock, Runner, SubprocessRunner, SystemClock
 from goalkeeper.engine.registry import build_registry
-from goalkeeper.guards.spec import Context, Registry
+from goalkeeper.guards.spec import Context, Registry, WorkflowView
 from goalkeeper.store import journal
 from goalkeeper.store.db import Store
 from goalkeeper.store.documents import load_plan
@@ -196,6 +197,7 @@ class Supervisor:
                 tool_names=self.tool_names,
                 promise=promise,
                 accepted_plans=accepted or frozenset(),
+                workflow=WorkflowView.of(row.guards.get("workflow")),
             )
             states = {
                 g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
@@ -257,9 +259,10 @@ class Supervisor:
     def _notices(
         self, actions: tuple[Action, ...], held: object
     ) -> tuple[tuple[Action, ...], list[dict[str, str]]]:
-        """A host that cannot tell the user anything now (an MCP tool call) leaves its notices
-        with the session; the next answer of one that can (a Claude Code hook) shows them
-        first. The answer's actions, and the notices still held."""
+        """A host that cannot tell the user anything now (an MCP tool call, Claude Code's
+        StopFailure) leaves its notices, and why it paused, with the session; the next answer
+        of one that can (a Claude Code hook) shows them first. The answer's actions, and the
+        notices still held."""
         kept = [
             Notify(h["text"], h["level"] if h.get("level") in ("warning", "error") else "info")
             for h in (held if isinstance(held, list) else [])
@@ -267,7 +270,11 @@ class Supervisor:
         ]
         if "notify" in self.capabilities:
             return (*kept, *actions), []
-        new = [Notify(a.text, a.level) for a in actions if isinstance(a, Notify)]
+        new = [
+            a if isinstance(a, Notify) else Notify(a.reason, "warning")
+            for a in actions
+            if isinstance(a, Notify | Pause)
+        ]
         return actions, [{"text": n.text, "level": n.level} for n in (kept + new)[-MAX_HELD:]]
 
     def _lang(self, row: SessionRow, doc: PlanDoc | None, events: Sequence[Event]) -> Lang:

@@ -19,7 +19,7 @@ from dataclasses import asdict, replace
 from typing import Any, ClassVar
 
 from goalkeeper.core.goals.approval_tool import NAME as GOAL_APPROVAL
-from goalkeeper.core.goals.goal import Goal
+from goalkeeper.core.goals.goal import Goal, GoalUpdate
 from goalkeeper.core.values import (
     Advise,
     BeforeAgentStart,
@@ -47,6 +47,7 @@ from goalkeeper.guards.goal_state import (
     active_goal,
     goal_path,
     held_goal,
+    paused_goal,
     stamp,
     trusted_goal_of,
 )
@@ -82,7 +83,10 @@ class GoalGuard:
             if held is not None:
                 return Verdict((held_anchor(held, goal_path(ctx), ctx),))
             goal = active_goal(ctx)
-            return Verdict((Advise(render_goal_anchors(goal, ctx)),) if goal else ())
+            if goal is not None:
+                return Verdict((Advise(render_goal_anchors(goal, ctx)),))
+            paused = paused_goal(ctx)
+            return Verdict((Advise(render_paused(paused, ctx)),) if paused else ())
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         return Verdict()
@@ -96,6 +100,9 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     intent = detect_goal(ev.text)
     if intent is None:
         return Verdict()
+    resent = _resent(intent.text, s, ctx)
+    if resent is not None:
+        return resent
     if active_goal(ctx) is not None and intent.source != "command":
         return Verdict()
     verify = parse_verify_commands(intent.text)
@@ -121,25 +128,68 @@ def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     goal = trusted_goal_of(ctx)
     if ev.key != ASK_KEY or goal is None or doc is None or goal.status != "blocked":
         return Verdict()
-    from goalkeeper.core.goals.goal import resume_update, resumed_rounds
-    from goalkeeper.core.goals.verify import failure_headline
-
-    say, now = ctx.say, stamp(ctx.now)
+    say = ctx.say
     record = Record("goal_choice", {"answer": ev.answer})
     if ev.answer == "continue":
-        rounds = resumed_rounds(goal)
-        line = say("goal.log.resumed", time=now, attempts=goal.attempts, rounds=rounds)
-        text = say(
-            "goal.choice.continue",
-            objective=goal.objective,
-            rounds=rounds - goal.attempts,
-            line=failure_headline(goal.last_failure.tail or "") or "-",
-            commands=", ".join(goal.verify),
-        )
-        return Verdict((WriteGoal(resume_update(goal, line)), Continue(text), record), s)
+        update, text = _resume(goal, "goal.choice.continue", ctx)
+        return Verdict((WriteGoal(update), Continue(text), record), s)
     if ev.answer == "plan":
         return Verdict((Continue(say("goal.choice.plan", path=doc.path)), record), s)
     return Verdict((Notify(say("goal.choice.stop")), record), s)
+
+
+def _resume(goal: Goal, key: str, ctx: Context) -> tuple[GoalUpdate, str]:
+    """A paused goal made active again by the user, counting on from its last failure (seed 004
+    §4.4): the rounds used stay, a goal paused at its limit gets as many again."""
+    from goalkeeper.core.goals.goal import resume_update, resumed_rounds
+    from goalkeeper.core.goals.verify import failure_headline
+
+    say = ctx.say
+    rounds = resumed_rounds(goal)
+    line = say("goal.log.resumed", time=stamp(ctx.now), attempts=goal.attempts, rounds=rounds)
+    text = say(
+        key,
+        objective=goal.objective,
+        rounds=rounds - goal.attempts,
+        line=failure_headline(goal.last_failure.tail or "") or "-",
+        commands=", ".join(goal.verify),
+    )
+    return resume_update(goal, line), text
+
+
+def _resent(text: str, s: GoalState, ctx: Context) -> Verdict[GoalState] | None:
+    """The user sent the goal they set again: it resumes where it stopped (a paused goal counts
+    on from its last failure; an active one keeps its rounds), never starts over. Compared with
+    the approved objective, so an edited GOAL.md cannot make another goal "the same"."""
+    promise, goal = ctx.promise, trusted_goal_of(ctx)
+    if promise is None or goal is None or not promise.open:
+        return None
+    if _words(text) != _words(promise.objective):
+        return None
+    record = Record("goal_resent", {"status": goal.status})
+    if goal.status == "blocked":
+        update, said = _resume(goal, "goal.resent.resumed", ctx)
+        return Verdict((WriteGoal(update), Advise(said), record), s)
+    said = ctx.say(
+        "goal.resent.active", objective=goal.objective, attempts=goal.attempts, rounds=goal.rounds
+    )
+    return Verdict((Advise(said), record), s)
+
+
+def _words(text: str) -> str:
+    """A goal's text as compared for "the same goal": case, spacing and end punctuation aside."""
+    return " ".join(text.casefold().split()).rstrip(".!。！ ")
+
+
+def render_paused(goal: Goal, ctx: Context) -> str:
+    """A paused goal is shown, not hidden: the agent learns it is paused and why (after
+    exhausted retries, with the strategy change), and how the user resumes it."""
+    say = ctx.say
+    reason = goal.blocked_reason or "-"
+    text = say("goal.paused_anchor", objective=goal.objective, reason=reason, path=goal_path(ctx))
+    if reason.startswith("retries exhausted"):
+        text += "\n" + say("goal.paused_strategy")
+    return text
 
 
 def render_goal_anchors(goal: Goal, ctx: Context) -> str:

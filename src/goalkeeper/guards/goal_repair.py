@@ -56,13 +56,22 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     goal = active_goal(ctx)
     if goal is None or doc is None or ev.aborted:
         return Verdict()
-    if goal.goal_id != s.goal_id:
-        s = GoalState(goal_id=goal.goal_id, log_seen=len(goal.progress_log))
+    if goal.goal_id != s.goal_id:  # the goal's setting is iteration 0 of the stagnation count
+        s = GoalState(
+            goal_id=goal.goal_id,
+            log_seen=len(goal.progress_log),
+            last_passing=goal.passing_criteria,
+        )
     if ev.error:
         return _run_error(ev.error, goal, s, ctx)
     reason = parse_goal_blocked(ev.last_text)
     if reason is not None:
         return _honest_exit(reason, goal, doc, s, ctx)
+    if goal.status == "needs-upgrade":
+        return _upgrade(goal, s, ctx)
+    shaping, s = _shaping(goal, s, ctx)
+    if shaping:
+        return Verdict((), s)
     if not goal.verify:
         if s.flagged_hash == "no-verify":
             return Verdict()
@@ -81,6 +90,41 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     if failed is not None:
         return _failed(failed, goal, s, ctx, prefix)
     return _passed(facts, goal, doc, s, ctx, prefix)
+
+
+SHAPING_PHASES = frozenset({"shaping", "research", "prototype", "to-spec", "to-tickets"})
+"""The phases of the coarse-goal route (``idea-to-ship`` in the built-in catalog) before the
+work is implemented: a failing verify there is expected, not a round to spend (test-pinned
+against the catalog)."""
+
+
+def _shaping(goal: Goal, s: GoalState, ctx: Context) -> tuple[bool, GoalState]:
+    """Whether a coarse goal's route still shapes the work, so this stop spends no repair
+    round. The stop at which the route starts (Claude Code: the stop after the prompt that set
+    the goal) waits once for it; a route that never starts (not in the catalog) waits no more."""
+    if not goal.route:
+        return False, s
+    view = ctx.workflow
+    if view is None or view.goal_id != goal.goal_id:
+        return (True, replace(s, route_waited=True)) if not s.route_waited else (False, s)
+    return view.phase in SHAPING_PHASES, s
+
+
+def _upgrade(goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """``status: needs-upgrade`` (the skill's signal that a goal is coarser than it looked):
+    the goal is moved onto the coarse-goal route, which the workflow guard then starts. Its
+    promise (objective, verify, criteria) is unchanged, so nothing is proven by it."""
+    from goalkeeper.core.goals.goal import COARSE_ROUTE
+
+    say = ctx.say
+    route = goal.route or COARSE_ROUTE
+    line = say("goal.log.upgraded", time=stamp(ctx.now), route=route)
+    update = GoalUpdate({"status": "active", "route": route}, (line,))
+    text = say("goal.upgraded", route=route, objective=goal.objective)
+    return Verdict(
+        (WriteGoal(update), Continue(text), Record("goal_upgraded", {"route": route})),
+        replace(s, route_waited=False),
+    )
 
 
 def _failed(
@@ -248,6 +292,8 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
     """Seed 001: tool and API failures are retried with per-iteration exponential backoff;
     after ``retries_max`` the goal is blocked with a strategy-change prompt."""
     say, now = ctx.say, stamp(ctx.now)
+    if ctx.now < s.retry_after:  # still inside the last error's backoff: the same outage
+        return Verdict((Record("goal_retry_early", {"error": error[:200]}),), s)
     n = goal.retries + 1
     if n > goal.retries_max:
         update = GoalUpdate(
@@ -257,6 +303,7 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
         pause = Pause(say("goal.retries_exhausted", max=goal.retries_max, error=error))
         return Verdict((WriteGoal(update), pause), s)
     delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (n - 1))
+    s = replace(s, retry_after=ctx.now + delay)
     update = GoalUpdate(
         {"retries": n}, (say("goal.log.retry", time=now, error=error, n=n, max=goal.retries_max),)
     )

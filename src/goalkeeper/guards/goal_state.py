@@ -36,6 +36,12 @@ class GoalState:
     the loop pauses for the user."""
     context_warned: bool = False
     notified_problem: str | None = None
+    retry_after: float = 0.0
+    """When the backoff of the last counted API error ends: an error before it is the same
+    outage, not another retry (ten errors in a few seconds must not spend the ≈ 37 min budget)."""
+    route_waited: bool = False
+    """A coarse goal's first stop was left to its route to start (the workflow guard starts it
+    at that stop): no repair round is spent before the route had its chance."""
     passed_logged: int = -1
     """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
     next pass is not logged again (one line per change, not one per Stop)."""
@@ -70,3 +76,12 @@ def goal_path(ctx: Context) -> str:
 
 def stamp(now: float) -> str:
     return datetime.fromtimestamp(now, tz=UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def paused_goal(ctx: Context) -> Goal | None:
+    """The approved goal goalkeeper paused (still open: it waits for the user), else None."""
+    goal = trusted_goal_of(ctx)
+    promise = ctx.promise
+    if goal is None or promise is None or not promise.open or goal.status != "blocked":
+        return None
+    return goal

@@ -54,6 +54,31 @@ class Context:
     """What the user approved for the goal GOAL.md is judged against (``store.trust``)."""
     accepted_plans: frozenset[str] = frozenset()
     """Plan commitments the user accepted as changed (``goalkeeper plan accept``), by digest."""
+    workflow: WorkflowView | None = None
+    """The session's workflow as it stood when the event arrived (the workflow guard's), so the
+    goal guard can tell a coarse goal's route still shaping from one implementing."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowView:
+    """What another guard may know of the session's workflow: the phase of its active work
+    item (None when none is active) and the goal whose route it started (None: no goal's)."""
+
+    phase: str | None = None
+    goal_id: str | None = None
+
+    @classmethod
+    def of(cls, raw: object) -> WorkflowView:
+        """The view of the workflow guard's stored state (``WorkflowState`` as saved: its
+        ``active`` record and ``goal_id``); anything damaged reads as no workflow."""
+        if not isinstance(raw, Mapping):
+            return cls()
+        active = raw.get("active")
+        phase = None
+        if isinstance(active, Mapping) and active.get("status", "active") == "active":
+            phase = active.get("phase") if isinstance(active.get("phase"), str) else None
+        goal_id = raw.get("goal_id")
+        return cls(phase, goal_id if isinstance(goal_id, str) else None)
 
 
 @dataclass(frozen=True, slots=True)

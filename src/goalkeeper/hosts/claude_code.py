@@ -40,6 +40,10 @@ from goalkeeper.core.values import (
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+MUTE: frozenset[Capability] = frozenset()
+"""At StopFailure: Claude Code ignores the hook's output, so nothing said there reaches the
+user or the model. Declared as no capability, notices wait for the next answer that can show
+them (SessionStart, UserPromptSubmit), instead of being lost."""
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 DEFAULT_BLOCK_CAP = 8  # Claude Code ends a turn after this many Stop blocks in a row
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure")
@@ -240,8 +244,9 @@ def _answer(
 
     from goalkeeper.engine.supervisor import Supervisor
 
+    caps = MUTE if hook.event == "StopFailure" else CAPABILITIES
     supervisor = Supervisor(
-        project, config, host=HOST, capabilities=CAPABILITIES, clock=clock, tool_names=TOOL_NAMES
+        project, config, host=HOST, capabilities=caps, clock=clock, tool_names=TOOL_NAMES
     )
     try:
         stored = _peek_host_state(supervisor, hook.session_id)

@@ -17,6 +17,10 @@ from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
 
 GoalStatus = Literal["active", "blocked", "needs-upgrade", "complete"]
 STATUSES: tuple[GoalStatus, ...] = ("active", "blocked", "needs-upgrade", "complete")
+COARSE_ROUTE = "idea-to-ship"
+"""Seed 001 decision 7: a coarse goal (many files, modules, architecture) is worked through a
+multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too. A goal whose
+GOAL.md says ``status: needs-upgrade`` (the skill's signal, seed 001 risks) is moved onto it."""
 DEFAULT_ROUNDS = 3
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 10
@@ -308,6 +312,22 @@ def _seconds(value: object, default: float) -> float:
 def seconds_text_value(seconds: float) -> int | float:
     """How GOAL.md writes a time limit: ``120``, not ``120.0``; ``2.5`` as it is."""
     return int(seconds) if float(seconds).is_integer() else seconds
+
+
+_ONLY_THE_CHECK = re.compile(
+    r"^(?:(?:and|then|finally|lastly|last|at last|make sure|ensure|check|verify|confirm|that)\s+)*"
+    r"(?:all|the|every)?\s*(?:of\s+the\s+)?(?:unit\s+|integration\s+)?tests?\s+"
+    r"(?:pass(?:es)?|are\s+green|is\s+green|succeed|stay\s+green|still\s+pass)$"
+    r"|^(?:最后|然后|并且|并|再)?(?:确保|保证|确认|验证)?(?:所有|全部)?(?:的)?测试(?:全部|都)?(?:通过|跑通|变绿)$",
+    re.IGNORECASE,
+)
+
+
+def restates_the_check(stage: str) -> bool:
+    """Whether a coarse goal's stage only says "make sure all tests pass" (确保所有测试通过):
+    the goal's verify already holds that promise as its own criterion, so a second criterion
+    for it would only be a duplicate to tick (seed001 audit D6)."""
+    return bool(_ONLY_THE_CHECK.match(" ".join(stage.strip().rstrip(".!。！").split())))
 
 
 def resume_update(goal: Goal, log_line: str) -> GoalUpdate:

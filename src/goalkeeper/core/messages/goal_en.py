@@ -89,4 +89,10 @@ MESSAGES: dict[str, str] = {
     "goal.choice.continue": "The user chose to continue the goal ({objective}) with {rounds} more repair rounds. The last failure was: {line}. Try a different fix than last time, then stop: goalkeeper runs `{commands}` again.",
     "goal.choice.plan": "The user chose to leave the goal paused and go back to the plan. Pick the next open item of the plan and work on it; the goal stays in {path} for later.",
     "goal.choice.stop": "goalkeeper: the goal stays paused. Resume it any time with `goalkeeper goal resume` (or /goal in Pi).",
+    "goal.resent.resumed": "The user sent the paused goal again ({objective}): it resumes from where it stopped, with {rounds} more repair rounds. The last failure was: {line}. Try a different fix than last time, then stop: goalkeeper runs `{commands}` again.",
+    "goal.resent.active": "The user sent the goal again ({objective}): it is already active and goes on from where it is (repair rounds used: {attempts} of {rounds}). Continue with the next step toward it.",
+    "goal.paused_anchor": "Goal paused (from {path}): {objective}\n- paused because: {reason}\n- goalkeeper does not verify it until the user resumes it (by sending the goal again or with `goalkeeper goal resume`). Work on what the user asks now; do not report the goal as done.",
+    "goal.paused_strategy": "Before it resumes, change the strategy: a smaller step, another tool, a different approach.",
+    "goal.upgraded": "The goal ({objective}) was marked `needs-upgrade`: it is coarser than one loop of fixes, so goalkeeper now works it through the `{route}` route. Follow the route's phases; the goal's verify and acceptance criteria stay as they are.",
+    "goal.log.upgraded": "{time} upgraded to the {route} route (status: needs-upgrade)",
 }

@@ -68,4 +68,10 @@ MESSAGES: dict[str, str] = {
     "goal.choice.continue": "用户选择继续目标（{objective}），再给 {rounds} 轮修复。上一次的失败是：{line}。换一种和上次不同的修法，然后停下：goalkeeper 会再次运行 `{commands}`。",
     "goal.choice.plan": "用户选择让目标保持暂停、回到计划。挑计划里下一个未完成的项去做；目标留在 {path} 里以后再说。",
     "goal.choice.stop": "goalkeeper：目标保持暂停。随时可以用 `goalkeeper goal resume`（或 Pi 中的 /goal）继续。",
+    "goal.resent.resumed": "用户再次发送了已暂停的目标（{objective}）：它从停下的地方继续，再给 {rounds} 轮修复。上一次的失败是：{line}。换一种和上次不同的修法，然后停下：goalkeeper 会再次运行 `{commands}`。",
+    "goal.resent.active": "用户再次发送了目标（{objective}）：它已经是活动目标，从当前进度继续（已用修复轮次：{attempts}/{rounds}）。继续朝它做下一步。",
+    "goal.paused_anchor": "目标已暂停（来自 {path}）：{objective}\n- 暂停原因：{reason}\n- 在用户恢复之前（再次发送该目标，或运行 `goalkeeper goal resume`），goalkeeper 不会验证它。先做用户现在要求的事；不要报告该目标已完成。",
+    "goal.paused_strategy": "恢复之前先换策略：更小的一步、换一个工具、换一种做法。",
+    "goal.upgraded": "目标（{objective}）被标记为 `needs-upgrade`：它比一轮修复要粗，goalkeeper 现在通过 `{route}` 路线来推进。按路线的阶段走；目标的验证命令和验收标准保持不变。",
+    "goal.log.upgraded": "{time} 升级到 {route} 路线（status: needs-upgrade）",
 }
