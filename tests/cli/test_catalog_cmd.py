@@ -117,3 +117,43 @@ def test_the_setting_comes_from_the_environment_too(
     code, out, _ = gk(capsys, tmp_path)
     assert code == 1
     assert out.splitlines()[0] == "missing.json: not found"
+
+
+def test_a_requires_cycle_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """seed003 D1: overriding implement to require code-review (which requires implement) used
+    to pass as "catalog OK" and then trap hard-bug in diagnosing-bugs; now exit 1, the cycle's
+    path named, in text and in --json."""
+    from goalkeeper.store.catalog_files import BUILTIN_DIR
+
+    builtin = json.loads((BUILTIN_DIR / "catalog.json").read_text(encoding="utf-8"))
+    by_id = {e["id"]: e for e in builtin}
+    implement = {
+        **by_id["implement"],
+        "requires": [*by_id["implement"].get("requires", []), "code-review"],
+    }
+    review = {**by_id["code-review"], "requires": ["implement"]}
+    user_catalog(tmp_path, [implement, review])
+    code, out, _ = gk(capsys, tmp_path)
+    assert code == 1
+    assert "implement: Cyclic procedure dependency at implement (implement → " in out
+    assert "code-review → implement)" in out
+    code, out, _ = gk(capsys, tmp_path, "--json")
+    data = json.loads(out)
+    assert (code, data["ok"], data["user_catalog"]) == (1, False, None)
+    assert any("Cyclic procedure dependency" in p for p in data["problems"])
+
+
+def test_an_oversized_bundle_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """seed003 D2: a 70,000-byte dependency: exit 1, the size and the limit named."""
+    big = {"id": "BIG", "file": "BIG.md", "kind": "reference", "invocation": "internal",
+           "label": "Big"}  # fmt: skip
+    user_catalog(tmp_path, [{**TOOL, "requires": ["BIG"]}, big],
+                 **{"release-notes": "Write the notes.", "BIG": "x" * 70_000})  # fmt: skip
+    code, out, _ = gk(capsys, tmp_path)
+    assert code == 1
+    assert "release-notes: Procedure bundle release-notes is " in out
+    assert "BIG: Procedure bundle BIG is 70071 bytes; maximum is 65536" in out

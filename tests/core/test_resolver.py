@@ -97,9 +97,9 @@ def test_closure_of_an_unknown_id() -> None:
 def test_closure_detects_a_cycle() -> None:
     """A cycle of requires names the procedure where it closes."""
     cyclic = build(proc("x", requires=["y"]), proc("y", requires=["z"]), proc("z", requires=["x"]))
-    with pytest.raises(ResolveError, match=r"^Cyclic procedure dependency at x$"):
+    with pytest.raises(ResolveError, match=r"^Cyclic procedure dependency at x \(x → y → z → x\)$"):
         closure(cyclic, "x")
-    with pytest.raises(ResolveError, match=r"^Cyclic procedure dependency at y$"):
+    with pytest.raises(ResolveError, match=r"^Cyclic procedure dependency at y \(y → z → x → y\)$"):
         closure(cyclic, "y")
 
 
@@ -306,7 +306,7 @@ def test_reference_access_with_nothing_disclosed_and_unknown_ids(real: Catalog) 
     with pytest.raises(ResolveError) as info:
         accessible_reference(real, "research", [], "LOGIC", fake_read)
     assert str(info.value) == (
-        "Reference LOGIC is not disclosed by research. Available references: none"
+        "Reference LOGIC is not disclosed by research. Available references: —"
     )
     with pytest.raises(ResolveError, match=r"^Unknown procedure: nope$"):
         accessible_reference(real, "research", [], "nope", fake_read)
@@ -355,7 +355,7 @@ def test_replay_with_nothing_available(real: Catalog) -> None:
         workflow_context(real, "research", ["LOGIC"], fake_read)
     assert str(info.value) == (
         "Reference LOGIC is not disclosed by the restored workflow context. "
-        "Available references: none"
+        "Available references: —"
     )
 
 

@@ -256,7 +256,7 @@ def test_a_disclosed_reference_joins_the_loaded_ones(catalog: tuple[Catalog, Rea
     assert 'source="procedure/HTML-REPORT"' in got.content
     with pytest.raises(WorkflowError) as exc:  # §6.3: a loaded id is no longer available
         load_reference(cat, loaded, "HTML-REPORT", read)
-    assert "HTML-REPORT is not disclosed" in refused(exc)
+    assert "HTML-REPORT is already loaded" in refused(exc)  # D8: not "not disclosed"
 
 
 def test_an_undisclosed_reference_is_refused(catalog: tuple[Catalog, Read]) -> None:
@@ -299,7 +299,7 @@ def test_a_record_whose_placement_is_gone_cannot_be_restored(
     """A procedure no longer in the route is named, in JavaScript's String(error) form."""
     cat, read = catalog
     stale = active("wayfinding", "missing-procedure", "mapping")
-    assert restore_problem(cat, stale, read) == (
+    assert restore_problem(cat, stale) == (
         "Error: Procedure missing-procedure is not part of workflow wayfinding."
     )
 
@@ -310,7 +310,7 @@ def test_a_record_with_an_undisclosed_loaded_reference_cannot_be_restored(
     """A loaded reference its context does not disclose fails the replay."""
     cat, read = catalog
     bad = WorkflowRecord(ITEM, "architecture", "implement", "implement", "active", ("HTML-REPORT",))
-    problem = restore_problem(cat, bad, read)
+    problem = restore_problem(cat, bad)
     assert problem is not None and problem.startswith("Error: Reference HTML-REPORT")
 
 
@@ -318,9 +318,9 @@ def test_a_sound_record_restores(catalog: tuple[Catalog, Read]) -> None:
     """The survey with HTML-REPORT loaded, and a hard-bug entry, restore without a problem."""
     cat, read = catalog
     loaded = replace(active(), loaded_references=("HTML-REPORT",))
-    assert restore_problem(cat, loaded, read) is None
+    assert restore_problem(cat, loaded) is None
     assert (
-        restore_problem(cat, active("hard-bug", "diagnosing-bugs", "feedback-loop"), read) is None
+        restore_problem(cat, active("hard-bug", "diagnosing-bugs", "feedback-loop")) is None
     )
 
 

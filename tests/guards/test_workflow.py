@@ -353,7 +353,8 @@ def test_a_stale_workflow_is_cancelled_with_the_reason(sup: Supervisor) -> None:
     assert records(sup)[-1] == ended(stale, "cancelled", reason=reason)
     warnings = [n.text for n in of(actions, Notify) if n.level == "warning"]
     assert warnings == [
-        f"Could not restore goalkeeper workflow: {error} Valid procedures for wayfinding: "
+        "Could not restore goalkeeper workflow: Procedure missing-procedure is not part of "
+        "workflow wayfinding. Valid procedures for wayfinding: "
         "research, prototype, to-spec, to-tickets, implement, code-review, wayfinder."
     ]
     assert not any(not a.static for a in of(actions, Advise))
@@ -418,3 +419,98 @@ def test_guidance_names_the_tools_as_the_host_does(tmp_path: Path) -> None:
     text = guidance(sup)
     assert "With mcp__goalkeeper__workflow_active:" in text
     assert "Ask the user with mcp__goalkeeper__workflow_ask" in text
+
+
+# -- a large loaded context (seed003 D3) ----------------------------------------------------
+
+
+def _available(text: str) -> list[str]:
+    line = next(x for x in text.splitlines() if x.startswith("- Available references: "))
+    listed = line.removeprefix("- Available references: ")
+    return [] if listed == "none" else listed.split(", ")
+
+
+def _load_until_refused(sup: Supervisor) -> tuple[list[str], str, str]:
+    """hard-bug at implement, then every reference the contract offers, in turn, until one is
+    refused: (the loaded ones, the last contract, the refusal)."""
+    begin(sup, "hard-bug")
+    text = reply(act(sup, action="transition", target="implement")).text or ""
+    loaded: list[str] = []
+    while offered := _available(text):
+        actions = act(sup, action="load", reference=offered[0])
+        if not any(isinstance(a, Reply) for a in actions):
+            return loaded, text, blocked(actions)
+        loaded.append(offered[0])
+        text = reply(actions).text or ""
+    return loaded, text, ""
+
+
+def test_a_load_past_the_cap_is_refused_with_its_size(sup: Supervisor) -> None:
+    """The load that would take implement's context over 64 KiB is refused, saying so; the
+    contract before it still listed what was left (it used to say "none"), the record is
+    unchanged, and the next session start restores the workflow instead of cancelling it."""
+    loaded, contract, refusal = _load_until_refused(sup)
+    assert loaded and refusal, (loaded, refusal)
+    assert "would make the workflow context of implement" in refusal
+    assert "maximum is 65536" in refusal and "the workflow is unchanged" in refusal
+    assert _available(contract)  # not "none" while references are left
+    refused = refusal.removeprefix("Loading ").split(" ", 1)[0]
+    kept = records(sup)[-1]["loadedReferences"]
+    assert set(loaded) <= set(kept) and refused not in kept
+    restored = send(sup, SessionStart(S, "resume"))
+    assert not [n for n in of(restored, Notify) if n.level == "warning"]
+    assert records(sup)[-1]["status"] == "active"
+    assert any("restored workflow" in a.text for a in of(restored, Advise))
+
+
+def test_a_restored_context_over_the_cap_keeps_the_workflow(sup: Supervisor) -> None:
+    """A record whose loaded references no longer fit (loaded before the cap was checked, or
+    the texts grew) is restored at its procedure without them, and the model is told why."""
+    loaded, _, _ = _load_until_refused(sup)
+    everything = [*loaded, *_available(guidance_contract(sup))]
+    poke_active(sup, loadedReferences=everything)  # type: ignore[arg-type]
+    actions = send(sup, SessionStart(S, "resume"))
+    assert not [n for n in of(actions, Notify) if n.level == "warning"]
+    step = next(a.text for a in of(actions, Advise) if "restored workflow" in a.text)
+    assert 'source="procedure/implement"' in step
+    assert "were not delivered again: Procedure bundle implement is" in step
+    last = records(sup)[-1]
+    assert (last["status"], last["procedure"], last["loadedReferences"]) == (
+        "active",
+        "implement",
+        [],
+    )
+
+
+def guidance_contract(sup: Supervisor) -> str:
+    """The references the active guidance offers, as a contract line."""
+    text = guidance(sup)
+    found = re.search(r'"reference": "<one of: ([^>]*)>"', text)
+    assert found is not None, text
+    return f"- Available references: {found.group(1)}"
+
+
+def test_reloading_a_loaded_reference_says_it_is_loaded(sup: Supervisor) -> None:
+    """seed003 D8: a second load of mocking is "already loaded", not "not disclosed"."""
+    begin(sup, "hard-bug")
+    act(sup, action="transition", target="implement")
+    reply(act(sup, action="load", reference="mocking"))
+    refusal = blocked(act(sup, action="load", reference="mocking"))
+    assert refusal.startswith("Reference mocking is already loaded in this workflow (implement)")
+    assert "not disclosed" not in refusal
+
+
+def test_zh_sessions_read_the_call_and_resolver_errors_in_chinese(tmp_path: Path) -> None:
+    """seed003 D7: a transition without a target and an undisclosed reference, in a zh session,
+    are said in Chinese (they were English after a full-width colon)."""
+    config = Config(no_plan="silent", lang="zh")
+    zh = Supervisor(
+        tmp_path, config, host="test", capabilities=CLAUDE_CAPABILITIES, clock=FakeClock()
+    )
+    begin(zh, "hard-bug")
+    missing = blocked(act(zh, action="transition"))
+    assert missing == "workflow_active：transition 需要 target"
+    hidden = blocked(act(zh, action="load", reference="ADR-FORMAT"))
+    assert hidden.startswith("参考 ADR-FORMAT 没有被 diagnosing-bugs 披露。可用参考：")
+    extra = blocked(act(zh, action="complete", extra="x"))
+    assert extra == "workflow_active：complete 不接受这些字段：extra"

@@ -226,6 +226,47 @@ def test_a_user_catalog_breaking_the_graph_is_not_used(tmp_path: Path, builtin: 
     )
 
 
+def test_a_requires_cycle_in_a_user_catalog_is_caught_at_load(
+    tmp_path: Path, builtin: Path
+) -> None:
+    """seed003 D1: alpha ⇄ beta used to load and then fail at run time; each entry that cannot
+    be delivered is named with the cycle's path, and the user catalog is not used."""
+    write_catalog(
+        tmp_path / "mine",
+        [proc("alpha", requires=["beta"], discloses=["ref"]), proc("beta", requires=["alpha"])],
+        alpha="A.",
+        beta="B.",
+    )
+    loaded = load(tmp_path, "mine", builtin)
+    assert loaded.catalog.find("alpha") is None
+    assert loaded.problems == (
+        "alpha: Cyclic procedure dependency at alpha (alpha → beta → alpha)",
+        "beta: Cyclic procedure dependency at beta (beta → alpha → beta)",
+        "mine/catalog.json: not used because of the problems above; "
+        "using the built-in catalog only",
+    )
+
+
+def test_an_oversized_bundle_in_a_user_catalog_is_caught_at_load(
+    tmp_path: Path, builtin: Path
+) -> None:
+    """seed003 D2: eps requires a 70,000-byte BIG; both bundles are over the cap, named with
+    their size and the limit, and the user catalog is not used."""
+    write_catalog(
+        tmp_path / "mine",
+        [proc("eps", requires=["BIG"], discloses=["ref"]), proc("BIG", "reference")],
+        eps="E.",
+        BIG="x" * 70_000,
+    )
+    loaded = load(tmp_path, "mine", builtin)
+    assert loaded.catalog.find("eps") is None
+    assert loaded.problems[:2] == (
+        f"eps: Procedure bundle eps is 70146 bytes; maximum is {MAX_BUNDLE_BYTES}",
+        f"BIG: Procedure bundle BIG is 70071 bytes; maximum is {MAX_BUNDLE_BYTES}",
+    )
+    assert len(loaded.problems) == 3
+
+
 def test_a_stray_file_is_reported_but_the_user_catalog_used(tmp_path: Path, builtin: Path) -> None:
     """A file nothing classifies cannot break a workflow: reported, catalog still used."""
     write_catalog(tmp_path / "mine", [proc("tool", discloses=["ref"])], tool="T.", notes="N.")

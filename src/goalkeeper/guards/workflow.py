@@ -23,6 +23,7 @@ from goalkeeper.core.values import (
     Continue,
     Event,
     Notify,
+    Problem,
     Record,
     SessionStart,
     Settled,
@@ -123,8 +124,15 @@ class WorkflowGuard:
 
 def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     """§7.3: an active record is validated against the catalog; valid, its context is delivered
-    again in full (a new context window); invalid, it is cancelled with the reason."""
-    from goalkeeper.core.workflows.machine import context, finish, record_from_json, restore_problem
+    again in full (a new context window); invalid, it is cancelled with the reason. A valid
+    record whose whole context no longer fits the cap keeps its workflow: the procedure is
+    delivered without the loaded references, and the model is told why (seed003 D3)."""
+    from goalkeeper.core.workflows.machine import (
+        WorkflowError,
+        context,
+        record_from_json,
+        restore_issue,
+    )
 
     record = record_from_json(s.active) if s.active else None
     if record is None or not record.active:
@@ -133,16 +141,54 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     if source is None:
         return Verdict()
     say = ctx.say
-    problem = restore_problem(source.catalog, record, source.read)
-    if problem is not None:
-        terminal = finish(record, "cancelled", f"Restore validation failed: {problem}")
-        valid = ", ".join(p.id for p in source.catalog.definitions(record.route)) or "none"
-        warning = say("workflow.restore.failed", error=problem, route=record.route, valid=valid)
-        actions = (Record("workflow", terminal.to_json()), Notify(warning, "warning"))
-        return Verdict(actions, replace(s, active=None, delivered=()))
-    full = context(source.catalog, record, source.read)
-    text = step_text(record, full.content, say("workflow.action.restored"), ctx, request=None)
-    return Verdict((Advise(text),), replace(s, delivered=full.loaded))
+    issue = restore_issue(source.catalog, record)
+    if issue is not None:
+        return _restore_failed(record, issue, s, ctx)
+    restored = say("workflow.action.restored")
+    try:
+        full = context(source.catalog, record, source.read)
+        text = step_text(record, full.content, restored, ctx, request=None)
+        return Verdict((Advise(text),), replace(s, delivered=full.loaded))
+    except WorkflowError as exc:
+        if not record.loaded_references:
+            return _restore_failed(record, exc.problem, s, ctx)
+        problem = exc.problem
+    bare = replace(record, loaded_references=())
+    try:
+        full = context(source.catalog, bare, source.read)
+    except WorkflowError as again:
+        return _restore_failed(record, again.problem, s, ctx)
+    note = say(
+        "workflow.restore.trimmed",
+        references=", ".join(record.loaded_references),
+        error=problem.render(say),
+        procedure=record.procedure,
+    )
+    text = step_text(bare, full.content, restored, ctx, request=None) + "\n\n" + note
+    data = bare.to_json()
+    actions = (Advise(text), Record("workflow", data))
+    return Verdict(actions, replace(s, active=data, delivered=full.loaded))
+
+
+def _restore_failed(
+    record: WorkflowRecord, issue: Problem, s: WorkflowState, ctx: Context
+) -> Verdict[WorkflowState]:
+    """The record is cancelled with the reason (kept in English, like every record), and the
+    user and the model are told in the session's language which procedures are valid."""
+    from goalkeeper.core.messages import render
+    from goalkeeper.core.workflows.machine import finish
+
+    source = procedures_of(ctx)
+    say = ctx.say
+    english = issue.render(lambda key, **f: render("en", key, **f))
+    terminal = finish(record, "cancelled", f"Restore validation failed: Error: {english}")
+    valid = ", ".join(p.id for p in source.catalog.definitions(record.route)) or say(
+        "workflow.none"
+    )
+    error = issue.render(say).rstrip(".。")  # the template ends the sentence (D3 note)
+    warning = say("workflow.restore.failed", error=error, route=record.route, valid=valid)
+    actions = (Record("workflow", terminal.to_json()), Notify(warning, "warning"))
+    return Verdict(actions, replace(s, active=None, delivered=()))
 
 
 def on_before_agent_start(

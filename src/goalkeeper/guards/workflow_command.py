@@ -44,6 +44,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
         start,
         transition,
     )
+    from goalkeeper.core.workflows.resolver import ResolveError
 
     match = _COMMAND.match(ev.text)
     source = procedures_of(ctx)
@@ -108,6 +109,8 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             )
             return Verdict((Advise(text),), s)
     except WorkflowError as exc:
+        return Verdict((Notify(exc.problem.render(say), "warning"),), s)
+    except ResolveError as exc:
         return Verdict((Notify(exc.problem.render(say), "warning"),), s)
     except (ValueError, OSError) as exc:
         return Verdict((Notify(str(exc), "warning"),), s)

@@ -13,7 +13,7 @@ import hashlib
 import uuid
 from typing import Any, TypeVar
 
-from goalkeeper.core.values import Block
+from goalkeeper.core.values import Block, Problem
 from goalkeeper.guards.spec import Context, Verdict
 
 GATEWAY = "workflow"
@@ -54,14 +54,16 @@ def contract(record: Any, action: str, ctx: Context) -> str:
 
 
 def available_now(record: Any, ctx: Context) -> tuple[str, ...]:
-    from goalkeeper.core.workflows.machine import WorkflowError, context
+    """What the contract offers to load next. Resolved without rendering, so a context near the
+    size cap still lists what is left (a too-big load is refused with its size, seed003 D3)."""
+    from goalkeeper.core.workflows.resolver import ResolveError, context_available
 
     source = procedures_of(ctx)
     if source is None:
         return ()
     try:
-        return context(source.catalog, record, source.read).available
-    except WorkflowError:
+        return context_available(source.catalog, record.procedure, record.loaded_references)
+    except ResolveError:
         return ()
 
 
@@ -88,9 +90,11 @@ def tool_name(ctx: Context, name: str) -> str:
     return ctx.tool_names.get(name, name)
 
 
-def refuse(ctx: Context, tool: str, problem: str, s: S) -> Verdict[S]:
+def refuse(ctx: Context, tool: str, problem: Problem, s: S) -> Verdict[S]:
     """A call that does not fit the tool; like any workflow call, it re-arms the stop nudge."""
-    text = ctx.say("workflow.error.bad_call", tool=tool_name(ctx, tool), problem=problem)
+    text = ctx.say(
+        "workflow.error.bad_call", tool=tool_name(ctx, tool), problem=problem.render(ctx.say)
+    )
     return Verdict((Block(text),), s)
 
 

@@ -49,7 +49,7 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
     say = ctx.say
     source = procedures_of(ctx)
     if source is None:
-        return refuse(ctx, GATEWAY, "the workflow catalog is not available", s)
+        return refuse(ctx, GATEWAY, Problem.of("workflow.call.no_catalog"), s)
     catalog, read = source.catalog, source.read
     mode = ev.input.get("mode")
     try:
@@ -89,9 +89,12 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
             return Verdict((Reply(data, text),), s)
     except WorkflowError as exc:
         return Verdict((Block(exc.problem.render(say)),), s)
-    except (ResolveError, OSError) as exc:
-        return Verdict((Block(str(exc)),), s)
-    return refuse(ctx, GATEWAY, "mode must be one of workflow, capability, reference", s)
+    except ResolveError as exc:
+        return Verdict((Block(exc.problem.render(say)),), s)
+    except OSError as exc:
+        problem = Problem.of("workflow.error.resolve", problem=str(exc))
+        return Verdict((Block(problem.render(say)),), s)
+    return refuse(ctx, GATEWAY, Problem.of("workflow.call.mode"), s)
 
 
 def _start(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
@@ -142,7 +145,7 @@ def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
         return refuse(ctx, ACTIVE, problem, s)
     source = procedures_of(ctx)
     if source is None:
-        return refuse(ctx, ACTIVE, "the workflow catalog is not available", s)
+        return refuse(ctx, ACTIVE, Problem.of("workflow.call.no_catalog"), s)
     catalog, read = source.catalog, source.read
     try:
         if action == "transition":
@@ -206,17 +209,17 @@ def _finish(terminal: Any, s: WorkflowState, ctx: Context) -> Verdict[WorkflowSt
     return Verdict(actions, replace(s, active=None))
 
 
-def _check_fields(data: Mapping[str, Any], action: object) -> str | None:
+def _check_fields(data: Mapping[str, Any], action: object) -> Problem | None:
     """The active tool's four strict shapes: exactly the fields of the action, all present."""
     if not isinstance(action, str) or action not in _ACTIVE_FIELDS:
-        return "action must be one of transition, load, complete, cancel"
+        return Problem.of("workflow.call.action")
     wanted = _ACTIVE_FIELDS[action]
     extra = sorted(k for k in data if k not in ("action", *wanted, "session"))
     if extra:
-        return f"unexpected field(s) for {action}: {', '.join(extra)}"
+        return Problem.of("workflow.call.extra", action=action, fields=", ".join(extra))
     missing = [k for k in wanted if not text_of(data.get(k))]
     if missing:
-        return f"{missing[0]} is required for {action}"
+        return Problem.of("workflow.call.missing", field=missing[0], action=action)
     return None
 
 
@@ -240,7 +243,7 @@ def on_ask(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowStat
     question = text_of(ev.input.get("question"))
     options = ev.input.get("options")
     if not question or not isinstance(options, list) or not options:
-        return refuse(ctx, ASK, "question and options (2-4 suggestions) are required", s)
+        return refuse(ctx, ASK, Problem.of("workflow.call.ask"), s)
     if "ask" not in ctx.capabilities:
         data = {"pending": True, "source": "no_ui"}
         return Verdict((Reply(data, say("workflow.ask.pending.no_ui")),), s)

@@ -6,9 +6,10 @@ shape whose procedure texts live in a ``procedures/`` folder next to it; it exte
 catalog (new ids) or overrides built-in entries (same id). A user entry's text is read from the
 user's folder, else from the built-in one, so an override may change only an entry's edges.
 
-Loading never raises: a user catalog that cannot be read, parsed or validated is reported in
-``LoadedCatalog.problems`` and the built-in catalog is used alone, so a typo in a user file can
-never stop a workflow. Everything is cached by (path, mtime, size) like ``documents.py``: the
+Loading never raises: a user catalog that cannot be read, parsed or validated (which includes
+resolving every entry as a workflow would: no ``requires`` cycle, no bundle over 64 KiB) is
+reported in ``LoadedCatalog.problems`` and the built-in catalog is used alone, so a typo in a
+user file can never stop a workflow. Everything is cached by (path, mtime, size) like ``documents.py``: the
 workflow guard asks on every agent turn, and an unchanged catalog costs a few ``stat`` calls.
 """
 
@@ -27,7 +28,7 @@ from goalkeeper.core.workflows.catalog import (
     parse_catalog,
     validate_catalog,
 )
-from goalkeeper.core.workflows.resolver import ResolveError
+from goalkeeper.core.workflows.resolver import ResolveError, deliverability_problems
 from goalkeeper.store.safe_read import UnsafeFile, read_capped
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "workflows"
@@ -59,7 +60,9 @@ class ProcedureReader:
             text = _read_body(folder / procedure.file, procedure, folder)
             if text is not None:
                 return text
-        raise ResolveError(f"{procedure.id}: file not found: {procedure.file}")
+        raise ResolveError.of(
+            "workflow.resolve.file_missing", procedure=procedure.id, file=procedure.file
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +120,12 @@ def _load(
 ) -> LoadedCatalog:
     builtin, problems = _parse(builtin_file, "built-in " + CATALOG_NAME)
     builtin_files = _listing(builtin_procedures)
-    base_problems = [*problems, *validate_catalog(builtin, builtin_files)]
     reader = ProcedureReader(builtin_procedures)
+    base_problems = [
+        *problems,
+        *validate_catalog(builtin, builtin_files),
+        *deliverability_problems(builtin, reader),
+    ]
     alone = LoadedCatalog(builtin, reader, tuple(base_problems), None, builtin_files)
     if user_file is None or user_procedures is None:
         return alone
@@ -128,15 +135,20 @@ def _load(
         return _without_user(alone, user_problems, shown)
     merged = merge_catalogs(builtin, user)
     files = builtin_files | _listing(user_procedures)
-    merged_problems = validate_catalog(merged, files)
+    user_reader = ProcedureReader(
+        builtin_procedures, user_procedures, frozenset(e.id for e in user.entries)
+    )
+    # Resolved as the run time resolves it: a requires cycle or an over-64 KiB bundle would
+    # otherwise pass here and stop the workflow that reaches it (seed003 D1, D2).
+    merged_problems = [
+        *validate_catalog(merged, files),
+        *deliverability_problems(merged, user_reader),
+    ]
     known = set(base_problems)
     new = [p for p in merged_problems if p not in known]
     # A file nothing classifies breaks no workflow; anything else would break one at run time.
     if any(not p.endswith(_NOT_CLASSIFIED) for p in new):
         return _without_user(alone, new, shown)
-    user_reader = ProcedureReader(
-        builtin_procedures, user_procedures, frozenset(e.id for e in user.entries)
-    )
     return LoadedCatalog(merged, user_reader, tuple(merged_problems), user_file, files)
 
 
@@ -190,14 +202,22 @@ def _read_body(path: Path, procedure: Procedure, folder: Path) -> str | None:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     if st.st_size > MAX_PROCEDURE_BYTES:
-        raise ResolveError(
-            f"{procedure.id}: {procedure.file} is {st.st_size} bytes; "
-            f"a procedure file may have at most {MAX_PROCEDURE_BYTES}"
+        raise ResolveError.of(
+            "workflow.resolve.file_too_big",
+            procedure=procedure.id,
+            file=procedure.file,
+            size=st.st_size,
+            limit=MAX_PROCEDURE_BYTES,
         )
     try:
         raw = read_capped(path, MAX_PROCEDURE_BYTES, within=folder)  # no symlink out of it
     except UnsafeFile as exc:
-        raise ResolveError(f"{procedure.id}: {procedure.file} {exc.reason}") from exc
+        raise ResolveError.of(
+            "workflow.resolve.file_unsafe",
+            procedure=procedure.id,
+            file=procedure.file,
+            reason=exc.reason,
+        ) from exc
     text = raw.decode("utf-8-sig", "replace")
     _bodies[str(path)] = (stamp, text)
     return text

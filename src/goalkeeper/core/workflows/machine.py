@@ -14,19 +14,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from goalkeeper.core.values import Problem
 from goalkeeper.core.workflows.catalog import Catalog
 from goalkeeper.core.workflows.resolver import (
+    MAX_BUNDLE_BYTES,
     Bundle,
     Read,
     ResolveError,
     accessible_reference,
     bundle,
+    context_available,
+    context_size,
 )
 from goalkeeper.core.workflows.resolver import workflow_context as resolve_context
 
+_T = TypeVar("_T")
 VERSION = 1
 Status = Literal["active", "completed", "cancelled"]
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -160,13 +164,27 @@ def transition(
 def load_reference(
     catalog: Catalog, state: WorkflowRecord, reference: str, read: Read
 ) -> tuple[WorkflowRecord, Bundle]:
-    """§8.2 ``load``: a reference the current context discloses; it joins the loaded ones."""
+    """§8.2 ``load``: a reference the current context discloses; it joins the loaded ones.
+
+    Refused when the whole workflow context would then pass the 64 KiB cap: a restore delivers
+    that context in full, and a record it cannot deliver would be cancelled (seed003 D3)."""
     found = _resolve(
         lambda: accessible_reference(
             catalog, state.procedure, state.loaded_references, reference, read
         )
     )
     loaded = tuple(dict.fromkeys((*state.loaded_references, *found.loaded)))
+    size = _resolve_value(lambda: context_size(catalog, state.procedure, loaded, read))
+    if size > MAX_BUNDLE_BYTES:
+        raise WorkflowError(
+            Problem.of(
+                "workflow.resolve.context_too_big",
+                reference=found.root,
+                procedure=state.procedure,
+                size=size,
+                limit=MAX_BUNDLE_BYTES,
+            )
+        )
     return replace(state, loaded_references=loaded), found
 
 
@@ -182,25 +200,48 @@ def context(catalog: Catalog, state: WorkflowRecord, read: Read) -> Bundle:
     )
 
 
-def restore_problem(catalog: Catalog, state: WorkflowRecord, read: Read) -> str | None:
+def restore_issue(catalog: Catalog, state: WorkflowRecord) -> Problem | None:
     """§7.3: why a restored active record can no longer be used (None when it can): its
-    placement must still exist and its context must still resolve."""
+    placement must still exist and its loaded references must still be disclosed along the
+    catalog's edges. Structure only: a context that no longer fits the size cap (its files
+    grew) is a delivery matter, and the guard keeps the workflow (seed003 D3)."""
     if catalog.placement(state.route, state.procedure) is None:
-        return f"Error: Procedure {state.procedure} is not part of workflow {state.route}."
+        return Problem.of(
+            "workflow.error.not_in_route", procedure=state.procedure, route=state.route
+        )
     try:
-        resolve_context(catalog, state.procedure, state.loaded_references, read)
-    except (ResolveError, OSError) as exc:
-        return f"Error: {exc}"
+        context_available(catalog, state.procedure, state.loaded_references)
+    except ResolveError as exc:
+        return exc.problem
     return None
+
+
+def restore_problem(catalog: Catalog, state: WorkflowRecord) -> str | None:
+    """``restore_issue`` in English, in JavaScript's ``String(error)`` form: the cancel reason
+    the terminal record keeps (records are English whatever the session's language)."""
+    issue = restore_issue(catalog, state)
+    return f"Error: {in_english(issue)}" if issue is not None else None
+
+
+def in_english(problem: Problem) -> str:
+    """``problem`` as a record keeps it (records are English whatever the session says)."""
+    from goalkeeper.core.messages import make_say
+
+    return problem.render(make_say("en"))
 
 
 def _resolve(fn: Callable[[], Bundle]) -> Bundle:
     """A procedure that cannot be delivered (not disclosed, too big, its file unreadable)."""
+    return _resolve_value(fn)
+
+
+def _resolve_value(fn: Callable[[], _T]) -> _T:
     try:
         return fn()
-    except (ResolveError, OSError) as exc:
-        problem = Problem.of("workflow.error.resolve", problem=str(exc))
-        raise WorkflowError(problem) from None
+    except ResolveError as exc:
+        raise WorkflowError(exc.problem) from None
+    except OSError as exc:
+        raise WorkflowError(Problem.of("workflow.error.resolve", problem=str(exc))) from None
 
 
 def _strings(value: object) -> bool:

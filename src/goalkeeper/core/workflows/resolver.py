@@ -8,8 +8,13 @@ what is loaded: anything outside the catalog graph is refused, so there is no ar
 access. A bundle over 64 KiB is an error, never truncated and never missing a dependency: a
 silently shortened procedure would be followed as if it were whole.
 
-Pure; no I/O. Bodies come through the injected ``read``; the sentence the model reads when a
-delta is empty belongs to the message catalog, not here.
+Pure; no I/O. Bodies come through the injected ``read``. Every refusal is a ``Problem`` (a
+message-catalog key and its fields), so a zh session reads it in Chinese; ``str()`` of the error
+is the English text, for logs and the records' cancel reasons.
+
+``deliverability_problems`` runs the same closure and size checks over every entry, so that
+``goalkeeper catalog check`` and the catalog loader refuse a cycle or an oversized bundle before
+a workflow runs into it (seed003 D1, D2): one piece of logic, used at load and at run time.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from goalkeeper.core.messages import make_say
+from goalkeeper.core.values import Problem
 from goalkeeper.core.workflows.catalog import Catalog, Procedure
 
 MAX_BUNDLE_BYTES = 65536
@@ -31,7 +38,18 @@ _LINK = re.compile(r"\]\((\./)?([A-Za-z0-9.-]+)(#[^)]+)?\)")
 
 class ResolveError(ValueError):
     """A procedure cannot be delivered: unknown id, cyclic ``requires``, a reference that the
-    active workflow does not disclose, or a bundle over ``MAX_BUNDLE_BYTES``."""
+    active workflow does not disclose, or a bundle over ``MAX_BUNDLE_BYTES``.
+
+    ``problem`` says it in catalog terms (rendered in the session's language where it is
+    shown); the exception's text is its English rendering."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.render(make_say("en")))
+        self.problem = problem
+
+    @classmethod
+    def of(cls, key: str, **fields: object) -> ResolveError:
+        return cls(Problem.of(key, **fields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +86,9 @@ def closure(catalog: Catalog, root: str) -> tuple[Procedure, ...]:
         if found.id in visited:
             continue
         if found.id in visiting:
-            raise ResolveError(f"Cyclic procedure dependency at {found.id}")
+            chain = [p.id for p, _ in stack]
+            path = " → ".join((*chain[chain.index(found.id) :], found.id))
+            raise ResolveError.of("workflow.resolve.cycle", procedure=found.id, path=path)
         visiting.add(found.id)
         ordered.append(found)
         stack.append((found, iter(found.requires)))
@@ -132,14 +152,38 @@ def accessible_reference(
 
     The context is resolved without rendering it: only its disclosures matter here."""
     root = catalog.normalize(active)
-    available = available_references(catalog, _context(catalog, root, loaded_references))
+    context = _context(catalog, root, loaded_references)
+    available = available_references(catalog, context)
     target = _require(catalog, reference)
     if target.id not in available:
-        raise ResolveError(
-            f"Reference {target.id} is not disclosed by {root}. "
-            f"Available references: {_listed(available)}"
+        loaded = {p.id for p in context}
+        key = (
+            "workflow.resolve.already_loaded" if target.id in loaded else "workflow.resolve.hidden"
+        )
+        raise ResolveError.of(
+            key, reference=target.id, procedure=root, available=_listed(available)
         )
     return bundle(catalog, target.id, read)
+
+
+def context_available(
+    catalog: Catalog, active: str, loaded_references: Sequence[str]
+) -> tuple[str, ...]:
+    """The references the workflow context of ``active`` offers next, without rendering it:
+    what the state contract lists must not depend on whether the bodies still fit the cap
+    (seed003 D3: a size error used to read as "Available references: none")."""
+    root = catalog.normalize(active)
+    return available_references(catalog, _context(catalog, root, loaded_references))
+
+
+def context_size(
+    catalog: Catalog, active: str, loaded_references: Sequence[str], read: Read
+) -> int:
+    """The UTF-8 size of the whole workflow context, rendered but not capped: a ``load`` is
+    refused when it would take the context past ``MAX_BUNDLE_BYTES``, so a restore (which
+    delivers it whole) can always deliver it."""
+    root = catalog.normalize(active)
+    return _joined(catalog, _context(catalog, root, loaded_references), read)[1]
 
 
 def delta(
@@ -174,9 +218,10 @@ def _context(
         if requested in ids:
             continue
         if requested not in available:
-            raise ResolveError(
-                f"Reference {requested} is not disclosed by the restored workflow context. "
-                f"Available references: {_listed(available)}"
+            raise ResolveError.of(
+                "workflow.resolve.hidden_restored",
+                reference=requested,
+                available=_listed(available),
             )
         for p in closure(catalog, requested):
             if p.id not in ids:
@@ -192,25 +237,51 @@ def _bundle(catalog: Catalog, root: str, procedures: Sequence[Procedure], read: 
     return Bundle(root, loaded, available_references(catalog, procedures), content, size)
 
 
+def _joined(catalog: Catalog, procedures: Sequence[Procedure], read: Read) -> tuple[str, int]:
+    content = "\n\n".join(render(catalog, p, read(p)) for p in procedures)
+    # surrogatepass: a body with a lone surrogate is counted, not an UnicodeEncodeError.
+    return content, len(content.encode("utf-8", "surrogatepass"))
+
+
 def _render(
     catalog: Catalog, root: str, procedures: Sequence[Procedure], read: Read
 ) -> tuple[str, int]:
-    content = "\n\n".join(render(catalog, p, read(p)) for p in procedures)
-    # surrogatepass: a body with a lone surrogate is counted, not an UnicodeEncodeError.
-    size = len(content.encode("utf-8", "surrogatepass"))
+    content, size = _joined(catalog, procedures, read)
     if size > MAX_BUNDLE_BYTES:
-        raise ResolveError(
-            f"Procedure bundle {root} is {size} bytes; maximum is {MAX_BUNDLE_BYTES}"
+        raise ResolveError.of(
+            "workflow.resolve.too_big", root=root, size=size, limit=MAX_BUNDLE_BYTES
         )
     return content, size
+
+
+_REPORTED_ELSEWHERE = frozenset(("workflow.resolve.unknown", "workflow.resolve.file_missing"))
+"""Problems ``validate_catalog`` already names (unknown targets, missing files)."""
+
+
+def deliverability_problems(catalog: Catalog, read: Read) -> list[str]:
+    """Every entry resolved as the run time resolves it (``bundle``): its ``requires`` closure
+    must be acyclic and its bundle must fit ``MAX_BUNDLE_BYTES``; a body that cannot be read
+    (too large, unsafe) is a problem too. One line per entry that cannot be delivered, in
+    ``validate_catalog``'s shape (``<id>: <why>``, English: it is for the catalog's author). A
+    disclosed reference is checked as its own bundle, which is how a ``load`` delivers it."""
+    problems: list[str] = []
+    for entry in catalog.entries:
+        if catalog.find(entry.id) is not entry:  # a duplicate id: validate_catalog names it
+            continue
+        try:
+            bundle(catalog, entry.id, read)
+        except ResolveError as exc:
+            if exc.problem.key not in _REPORTED_ELSEWHERE:
+                problems.append(f"{entry.id}: {exc}")
+    return problems
 
 
 def _require(catalog: Catalog, x: str) -> Procedure:
     found = catalog.find(x)
     if found is None:
-        raise ResolveError(f"Unknown procedure: {x}")
+        raise ResolveError.of("workflow.resolve.unknown", procedure=x)
     return found
 
 
 def _listed(ids: Sequence[str]) -> str:
-    return ", ".join(ids) or "none"
+    return ", ".join(ids) or "—"  # language-neutral: the field is filled before it is said
