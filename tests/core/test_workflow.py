@@ -297,7 +297,7 @@ def test_a_record_whose_placement_is_gone_cannot_be_restored(
     catalog: tuple[Catalog, Read],
 ) -> None:
     """A procedure no longer in the route is named, in JavaScript's String(error) form."""
-    cat, read = catalog
+    cat, _ = catalog
     stale = active("wayfinding", "missing-procedure", "mapping")
     assert restore_problem(cat, stale) == (
         "Error: Procedure missing-procedure is not part of workflow wayfinding."
@@ -308,7 +308,7 @@ def test_a_record_with_an_undisclosed_loaded_reference_cannot_be_restored(
     catalog: tuple[Catalog, Read],
 ) -> None:
     """A loaded reference its context does not disclose fails the replay."""
-    cat, read = catalog
+    cat, _ = catalog
     bad = WorkflowRecord(ITEM, "architecture", "implement", "implement", "active", ("HTML-REPORT",))
     problem = restore_problem(cat, bad)
     assert problem is not None and problem.startswith("Error: Reference HTML-REPORT")
@@ -316,12 +316,10 @@ def test_a_record_with_an_undisclosed_loaded_reference_cannot_be_restored(
 
 def test_a_sound_record_restores(catalog: tuple[Catalog, Read]) -> None:
     """The survey with HTML-REPORT loaded, and a hard-bug entry, restore without a problem."""
-    cat, read = catalog
+    cat, _ = catalog
     loaded = replace(active(), loaded_references=("HTML-REPORT",))
     assert restore_problem(cat, loaded) is None
-    assert (
-        restore_problem(cat, active("hard-bug", "diagnosing-bugs", "feedback-loop")) is None
-    )
+    assert restore_problem(cat, active("hard-bug", "diagnosing-bugs", "feedback-loop")) is None
 
 
 def test_work_item_ids_are_lowercase_uuids() -> None:
