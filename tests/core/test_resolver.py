@@ -354,8 +354,7 @@ def test_replay_with_nothing_available(real: Catalog) -> None:
     with pytest.raises(ResolveError) as info:
         workflow_context(real, "research", ["LOGIC"], fake_read)
     assert str(info.value) == (
-        "Reference LOGIC is not disclosed by the restored workflow context. "
-        "Available references: —"
+        "Reference LOGIC is not disclosed by the restored workflow context. Available references: —"
     )
 
 
