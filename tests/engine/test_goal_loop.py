@@ -588,3 +588,25 @@ def test_a_coarse_goal_has_no_second_criterion_for_its_verify(tmp_path: Path) ->
         "stage 2: port the queries",
         "stage 3: move the migrations",
     ]
+
+
+def test_a_stop_reads_goal_md_once(sup: Supervisor, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One Stop that verifies, logs the pass, ticks goalkeeper's own criterion and archives
+    the goal reads GOAL.md once: the update and the archive use what the event already read
+    (it read the file about five times before)."""
+    import goalkeeper.store.safe_read as safe_read
+    from goalkeeper.store.goalfile import _cache
+
+    say_goal(sup)
+    reads: list[str] = []
+    real = safe_read.read_capped
+
+    def counting(path: Path, *args: object, **kwargs: object) -> bytes:
+        if Path(path).name == "GOAL.md":
+            reads.append(str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(safe_read, "read_capped", counting)
+    _cache.clear()  # as in a new hook process
+    assert kinds(settle(sup)) == ["Close"]
+    assert len(reads) == 1

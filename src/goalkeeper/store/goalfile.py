@@ -64,7 +64,9 @@ class _Parsed:
     data: dict[Any, Any]
 
 
-_cache: dict[str, tuple[tuple[int, int], GoalDoc]] = {}
+_cache: dict[str, tuple[tuple[int, int], GoalDoc, _Parsed | None]] = {}
+"""GOAL.md by path: its (mtime, size), the goal read from it and the parsed text, so one event
+reads the file once whether it loads the goal, updates it or archives it."""
 
 
 def goal_path(project: Path) -> Path:
@@ -99,12 +101,13 @@ def load_goal(project: Path) -> GoalDoc | None:
     cached = _cache.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
+    parsed: _Parsed | None = None
     try:
         parsed = _parse(_read(path, project))
         doc = GoalDoc(SHOWN, _goal(parsed.data, parsed.text[parsed.body_start :]))
     except GoalFileError as exc:
         doc = GoalDoc(SHOWN, None, problem=str(exc))
-    _cache[key] = (stamp, doc)
+    _cache[key] = (stamp, doc, parsed)
     return doc
 
 
@@ -134,7 +137,10 @@ def create_goal(project: Path, goal: Goal, *, replace: bool = False) -> Path:
     raw = f"---\n{HEADER}\n{fields}---\n{render_goal_markdown(goal)}".encode()
     _parse(raw)  # what goalkeeper writes, it must be able to read back
     if old is not None:
-        archive_goal(project, now=goal.created or goal.updated or _mtime_text(path))
+        objective = old.goal.objective if old.goal is not None else ""
+        archive_goal(
+            project, now=goal.created or goal.updated or _mtime_text(path), objective=objective
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_atomic(path, raw, expect=None)
     _cache.pop(str(path), None)
@@ -158,7 +164,11 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
             raise GoalFileError(f"{SHOWN} does not exist; create a goal first") from None
         except OSError as exc:
             raise GoalFileError(f"cannot read {SHOWN}: {exc.strerror}") from None
-        parsed = _parse(_read(path, project))
+        cached = _cache.get(str(path))
+        if cached is not None and cached[0] == (st.st_mtime_ns, st.st_size) and cached[2]:
+            parsed = cached[2]  # read already in this event (``load_goal``)
+        else:
+            parsed = _parse(_read(path, project))
         yaml_text = parsed.text[parsed.yaml_start : parsed.yaml_end]
         try:
             new_yaml = set_fields(yaml_text, parsed.data, wanted)
@@ -181,18 +191,19 @@ def update_goal(project: Path, update: GoalUpdate, *, now: str) -> Goal:
         raise GoalFileError(f"{SHOWN} kept changing while goalkeeper updated it; try again")
     _cache.pop(str(path), None)
     if update.archive:
-        archive_goal(project, now=now)
+        archive_goal(project, now=now, objective=goal.objective)
     return goal
 
 
-def archive_goal(project: Path, *, now: str) -> Path:
+def archive_goal(project: Path, *, now: str, objective: str | None = None) -> Path:
     """Move GOAL.md to ``archive/<YYYYmmddTHHMMSS>-<slug of the objective>.md``. The name is
     reserved before the move, so an archived goal is never overwritten."""
     path = goal_path(project)
     if not path.is_file():
         raise GoalFileError(f"{SHOWN} does not exist; there is no goal to archive")
-    doc = load_goal(project)
-    objective = doc.goal.objective if doc is not None and doc.goal is not None else ""
+    if objective is None:  # the caller did not just read it
+        doc = load_goal(project)
+        objective = doc.goal.objective if doc is not None and doc.goal is not None else ""
     folder = path.parent / ARCHIVE_DIR
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"{_stamp_text(now)}-{_slug(objective)}"
