@@ -367,3 +367,56 @@ def test_needs_upgrade_moves_the_goal_onto_the_coarse_route() -> None:
     assert write.update.fields == {"status": "active", "route": "idea-to-ship"}
     assert any(isinstance(a, Continue) and "idea-to-ship" in a.text for a in verdict.actions)
     assert not any(isinstance(a, Inspect | Close) for a in verdict.actions)
+
+
+PI = frozenset({"continue", "notify", "ask", "advise"})
+
+
+def test_a_detected_goal_is_confirmed_with_a_timed_default_where_the_host_can_ask() -> None:
+    """Seed 001 decision 4: a goal read from a prompt is put to the user for 10 s, keeping it
+    by default; an explicit /gk-goal says what it means, and a host that cannot ask is not
+    asked."""
+    prompt = UserPrompt("s", "my goal is that `pytest -q` passes")
+    asked = guard.on_event(prompt, GoalState(), ctx_for(None, capabilities=PI))
+    ask = next(a for a in asked.actions if isinstance(a, Ask))
+    assert ask.key == "goal.confirm" and ask.default == "keep" and ask.timeout_s == 10.0
+    explicit = UserPrompt("s", "/gk-goal `pytest -q` passes")
+    assert not any(
+        isinstance(a, Ask)
+        for a in guard.on_event(explicit, GoalState(), ctx_for(None, capabilities=PI)).actions
+    )
+    assert not any(
+        isinstance(a, Ask) for a in guard.on_event(prompt, GoalState(), ctx_for(None)).actions
+    )
+    dropped = guard.on_event(Choice("s", "goal.confirm", "drop"), GoalState(), ctx_for(GOAL))
+    write = next(a for a in dropped.actions if isinstance(a, WriteGoal))
+    assert write.update.archive
+    kept = guard.on_event(Choice("s", "goal.confirm", "keep"), GoalState(), ctx_for(GOAL))
+    assert not any(isinstance(a, WriteGoal) for a in kept.actions)
+
+
+def test_a_stale_goal_at_session_start_is_asked_about_once() -> None:
+    """An active goal last updated two days ago, met at a new session: "go on?" with going on
+    as the 10 s default, once per session; not after a compaction, not for a fresh goal."""
+    from goalkeeper.core.values import SessionStart
+
+    old = replace(GOAL, updated="2023-11-12T22:13Z")  # two days before the test clock
+    ctx = ctx_for(old, capabilities=PI)
+    first = guard.on_event(SessionStart("s", "startup"), GoalState(), ctx)
+    ask = next(a for a in first.actions if isinstance(a, Ask))
+    assert ask.key == "goal.stale" and ask.default == "continue" and ask.timeout_s == 10.0
+    assert any(isinstance(a, Advise) for a in first.actions)  # the anchors still come
+    again = guard.on_event(SessionStart("s", "resume"), first.state or GoalState(), ctx)
+    assert not any(isinstance(a, Ask) for a in again.actions)
+    compacted = guard.on_event(SessionStart("s", "compact"), GoalState(), ctx)
+    assert not any(isinstance(a, Ask) for a in compacted.actions)
+    fresh = replace(GOAL, updated="2023-11-14T21:00Z")
+    assert not any(
+        isinstance(a, Ask)
+        for a in guard.on_event(
+            SessionStart("s", "startup"), GoalState(), ctx_for(fresh, capabilities=PI)
+        ).actions
+    )
+    paused = guard.on_event(Choice("s", "goal.stale", "pause"), GoalState(), ctx)
+    write = next(a for a in paused.actions if isinstance(a, WriteGoal))
+    assert write.update.fields["status"] == "blocked"

@@ -35,6 +35,13 @@ from goalkeeper.core.values import (
     UserPrompt,
     WriteGoal,
 )
+from goalkeeper.guards.goal_confirm import (
+    CONFIRM_KEY,
+    STALE_KEY,
+    confirm_detected,
+    on_confirm_choice,
+    stale_at_start,
+)
 from goalkeeper.guards.goal_held import (
     APPROVE_KEY,
     held_anchor,
@@ -84,7 +91,13 @@ class GoalGuard:
                 return Verdict((held_anchor(held, goal_path(ctx), ctx),))
             goal = active_goal(ctx)
             if goal is not None:
-                return Verdict((Advise(render_goal_anchors(goal, ctx)),))
+                anchors = Advise(render_goal_anchors(goal, ctx))
+                stale = (
+                    stale_at_start(event, state, ctx) if isinstance(event, SessionStart) else None
+                )
+                if stale is not None:
+                    return Verdict((anchors, *stale.actions), stale.state)
+                return Verdict((anchors,))
             paused = paused_goal(ctx)
             return Verdict((Advise(render_paused(paused, ctx)),) if paused else ())
         if isinstance(event, Settled):
@@ -115,12 +128,16 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
         intent.source,
         replace=intent.source == "command",
     )
-    return Verdict((action, Record("goal_detected", {"source": intent.source})), GoalState())
+    confirm = confirm_detected(intent.text, intent.source, ctx)
+    record = Record("goal_detected", {"source": intent.source})
+    return Verdict((action, record, *confirm), GoalState())
 
 
 def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """The user's answer to ``_ask`` (only a goal that is still paused is acted on), or to the
     approval question of a held goal."""
+    if ev.key in (CONFIRM_KEY, STALE_KEY):
+        return on_confirm_choice(ev, s, ctx)
     if ev.key == APPROVE_KEY:
         digest = s.held_key.partition(":")[2] if s.held_key else None
         return Verdict(on_approve_choice(ev, digest, goal_path(ctx), ctx), s)

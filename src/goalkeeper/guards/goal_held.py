@@ -25,10 +25,10 @@ from goalkeeper.core.values import (
     Reply,
     ToolCall,
 )
+from goalkeeper.guards.goal_confirm import CONFIRM_TIMEOUT_S
 from goalkeeper.guards.spec import Context
 
 APPROVE_KEY = "goal.approve"
-APPROVE_TIMEOUT_S = 60.0  # keeping the approved goal is the default: nothing runs meanwhile
 MAX_DIFF_LINES = 24
 
 
@@ -48,7 +48,7 @@ def held_at_stop(held: Held, path: str, ctx: Context) -> tuple[Action, ...]:
             ("keep", say("trust.goal.ask.keep")),
         )
         title = say("trust.goal.ask.title", diff=diff)
-        ask = (Ask(APPROVE_KEY, title, options, "keep", APPROVE_TIMEOUT_S),)
+        ask = (Ask(APPROVE_KEY, title, options, "keep", CONFIRM_TIMEOUT_S),)  # keeping is safe
     if held.kind in ("changed", "replaced"):
         return (Pause(text), record, *ask)
     return (Notify(text, "warning"), record, *ask)

@@ -28,6 +28,7 @@ from goalkeeper.core.values import (
     VerifyRun,
     WriteGoal,
 )
+from goalkeeper.guards.goal_confirm import CONFIRM_TIMEOUT_S
 from goalkeeper.guards.goal_held import held_at_stop
 from goalkeeper.guards.goal_state import GoalState, active_goal, goal_path, held_goal, stamp
 from goalkeeper.guards.goal_tests import proof_record, tests_held, tests_key
@@ -256,7 +257,6 @@ def _proven_criteria(goal: Goal) -> tuple[str, ...]:
 
 
 ASK_KEY = "goal.blocked"
-ASK_TIMEOUT_S = 120.0
 
 
 def ask_paused(goal: Goal, ctx: Context) -> tuple[Action, ...]:
@@ -274,7 +274,7 @@ def ask_paused(goal: Goal, ctx: Context) -> tuple[Action, ...]:
         ("stop", say("goal.ask.stop")),
     )
     title = say("goal.ask.title", objective=goal.objective)
-    return (Ask(ASK_KEY, title, options, "stop", ASK_TIMEOUT_S),)
+    return (Ask(ASK_KEY, title, options, "stop", CONFIRM_TIMEOUT_S),)
 
 
 def _honest_exit(

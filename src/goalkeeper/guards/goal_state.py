@@ -42,6 +42,8 @@ class GoalState:
     route_waited: bool = False
     """A coarse goal's first stop was left to its route to start (the workflow guard starts it
     at that stop): no repair round is spent before the route had its chance."""
+    stale_asked: bool = False
+    """The user was asked about a stale goal in this session (``goal_confirm``): once."""
     passed_logged: int = -1
     """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
     next pass is not logged again (one line per change, not one per Stop)."""

@@ -95,4 +95,13 @@ MESSAGES: dict[str, str] = {
     "goal.paused_strategy": "Before it resumes, change the strategy: a smaller step, another tool, a different approach.",
     "goal.upgraded": "The goal ({objective}) was marked `needs-upgrade`: it is coarser than one loop of fixes, so goalkeeper now works it through the `{route}` route. Follow the route's phases; the goal's verify and acceptance criteria stay as they are.",
     "goal.log.upgraded": "{time} upgraded to the {route} route (status: needs-upgrade)",
+    "goal.confirm.title": "goalkeeper read a goal in your message: {objective}. It will verify it at every stop. Keep it?",
+    "goal.confirm.keep": "Keep it as the goal",
+    "goal.confirm.drop": "Drop it: that was not a goal",
+    "goal.confirm.dropped": "goalkeeper: dropped the goal ({objective}); it is archived under .agents/goal/archive/.",
+    "goal.stale.title": "A goal is still active from {hours} h ago: {objective}. Go on with it?",
+    "goal.stale.continue": "Go on with it",
+    "goal.stale.pause": "Pause it for now",
+    "goal.stale.paused": "goalkeeper: the goal ({objective}) is paused. Resume it by sending it again or with `goalkeeper goal resume`.",
+    "goal.log.paused_user": "{time} paused by the user",
 }

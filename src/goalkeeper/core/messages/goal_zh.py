@@ -74,4 +74,13 @@ MESSAGES: dict[str, str] = {
     "goal.paused_strategy": "恢复之前先换策略：更小的一步、换一个工具、换一种做法。",
     "goal.upgraded": "目标（{objective}）被标记为 `needs-upgrade`：它比一轮修复要粗，goalkeeper 现在通过 `{route}` 路线来推进。按路线的阶段走；目标的验证命令和验收标准保持不变。",
     "goal.log.upgraded": "{time} 升级到 {route} 路线（status: needs-upgrade）",
+    "goal.confirm.title": "goalkeeper 在你的消息里读到一个目标：{objective}。每次停下时它都会验证。保留吗？",
+    "goal.confirm.keep": "保留为目标",
+    "goal.confirm.drop": "丢弃：那不是目标",
+    "goal.confirm.dropped": "goalkeeper：已丢弃目标（{objective}）；它已归档到 .agents/goal/archive/。",
+    "goal.stale.title": "一个 {hours} 小时前的目标仍处于活动状态：{objective}。继续做吗？",
+    "goal.stale.continue": "继续",
+    "goal.stale.pause": "先暂停",
+    "goal.stale.paused": "goalkeeper：目标（{objective}）已暂停。再次发送该目标或运行 `goalkeeper goal resume` 即可恢复。",
+    "goal.log.paused_user": "{time} 用户暂停",
 }
