@@ -528,3 +528,59 @@ def test_split_stages_and_is_coarse_never_raise(text: str) -> None:
     """Stages are trimmed and non-empty for any text; coarseness is a bool."""
     assert all(s and s == s.strip() for s in split_stages(text))
     assert isinstance(is_coarse(text), bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# Audit seed001-004 D5: false triggers and missed goals
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Translate to Chinese: My goal is to become a better engineer and ship reliable code.",
+        "帮我把这句话翻译成英文：我的目标是成为更好的工程师。",
+        "Summarize this email for me:\n\nHi all,\nGoal: finish the Q3 migration.\nDana",
+        "I'll keep going until the tests pass myself, you just review the diff.",
+        "Keep going until lunch, then we'll review the design together.",
+        "一直做到午饭时间，然后我们一起评审设计。",
+        "goal: explain to me how the payment module and auth module and billing module interact",
+        "my boss said: get every test green",
+        "老板说：把所有测试都跑通。",
+        "I got every test green yesterday, but today three fail. Any idea why?",
+        "Don't try to get every test green, just fix the one in test_parser.py.",
+        "Suppose our goal is to make all tests pass without touching fixtures. What breaks?",
+        "Make the loop keep going until the queue is empty.",
+        "写一个单元测试，一直重试直到 mock 服务器有响应为止。",
+    ],
+)
+def test_material_other_speakers_times_and_questions_are_no_goal(prompt: str) -> None:
+    """Text to translate or summarize, another speaker, the user's own plan, a time bound, a
+    question to answer, the past, a hypothesis and a description of code set no goal."""
+    assert detect_goal(prompt) is None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "text"),
+    [
+        ("Get every test green", "Get every test green"),
+        ("Goal - get `npm run check` green", "get `npm run check` green"),
+        ("goal => all tests pass", "all tests pass"),
+        ("keep working until `make test` succeeds", "`make test` succeeds"),
+        (
+            "Implement the CSV export and keep working until make test succeeds.",
+            "make test succeeds",
+        ),
+        ("把所有测试都跑通", "把所有测试都跑通"),
+        ("别停下来，直到 CI 全绿。", "CI 全绿"),
+        ("Translate the UI strings. Goal: `npm test` passes in every locale.", None),
+    ],
+)
+def test_orders_and_other_labels_state_a_goal(prompt: str, text: str | None) -> None:
+    """An order whose object is the end state, "keep working until", and a label with a dash
+    or an arrow state a goal; a translation task that is not followed by a colon is work, and
+    its own goal line counts."""
+    if text is None:
+        assert _text(prompt) == "`npm test` passes in every locale"
+    else:
+        assert _text(prompt) == text

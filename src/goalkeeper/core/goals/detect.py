@@ -2,17 +2,20 @@
 
 Two kinds of trigger. An explicit command (``/goal <text>``, ``/gk-goal <text>``) at the start of
 the prompt always sets a goal unless its text is empty: the user asked for it by name. A phrase
-(``goal:`` or ``目标：`` at a line start, "my goal is", "我的目标是", "keep going until",
-"一直做到", "直到…为止" …) sets one only when no mechanical anti-trigger applies (decision 8):
-the phrase is inside a block quote, fenced code or inline code; it is reported speech ("he said
-the goal is", "据说"); the goal is a trivial task (a typo, renaming a variable, formatting a
-file); or it is too short to hold a loop and names neither an architectural change nor a check.
+(a ``goal:``, ``goal -``, ``objective:``, ``目标：`` label; "my goal is", "我的目标是";
+"keep working until", "一直做到", "直到…为止"; an order whose object is the end state, "get
+every test green", "把所有测试都跑通") sets one only when no mechanical anti-trigger applies
+(decision 8, ``core.goals.cues``): the phrase is inside a block quote, fenced code or inline
+code, or in text the prompt asks to translate, summarize or quote; it is someone else's words,
+the user's own plan, the past, a hypothesis or a description of code; its end is a time or a
+question; the goal is a trivial task; or it is too short to hold a loop and names neither an
+architectural change nor a check. ``tests/data/goal_prompts*.jsonl`` measures all of it.
 
-A detected goal is *coarse* (decision 7: route it to a multi-stage workflow) when it names more
-than five files, three or more modules, or uses an architecture word; its stages are split from
-the text. Misses are cheap (the user can always type ``/goal``), a false trigger keeps an agent
-busy with work nobody asked for, so the phrase rules lean towards "no goal". Pure; no I/O; never
-raises on any text.
+A detected goal is *coarse* (decision 7, ``core.goals.size``: route it to a multi-stage
+workflow) when it names more than five files, three or more modules, or uses an architecture
+word; its stages are split from the text. Misses are cheap (the user can always type
+``/goal``), a false trigger keeps an agent busy with work nobody asked for, so the phrase rules
+lean towards "no goal". Pure; no I/O; never raises on any text.
 """
 
 from __future__ import annotations
@@ -21,6 +24,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from goalkeeper.core.goals.cues import (
+    IMPERATIVE_KINDS,
+    clause_of,
+    goal_rejects,
+    is_trivial,
+    lead_rejects,
+    material_start,
+)
 from goalkeeper.core.goals.size import (
     LIST_ITEM,
     MAX_FILES,
@@ -72,42 +83,49 @@ class GoalIntent:
 # ---------------------------------------------------------------------------------------------
 
 _COMMAND = re.compile(r"\A\s*/(?:gk-goal|goal)(?=\s|\Z)(.*)\Z", re.DOTALL | re.IGNORECASE)
+# A label at a line start or after a sentence: "Goal:", "Goal -", "goal =>", "目标 ——", "目的：".
 _LINE_TRIGGER = re.compile(
-    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:goal|目标)(?:\*\*|__)?[ \t]*[:：](?:\*\*|__)?",
+    r"(?:^|(?<=[.!?])[ \t]+|(?<=[。！？]))[ \t]*(?:[-*+][ \t]+)?(?:(?:the|our|my)[ \t]+)?"
+    r"(?:\*\*|__)?(?:goal|objective|目标|目的|任务目标|本次目标)(?:\*\*|__)?"
+    r"(?:[ \t]*[:：]|[ \t]+(?:--?|—|–)(?=[ \t])|[ \t]*(?:——|=>|->|→))(?:\*\*|__)?",
     re.IGNORECASE | re.MULTILINE,
 )
+# Code spans are filled with \x01 by ``_mask``: "get `pytest -q` green" orders a command green.
+_EN_CHECK = r"(?:tests?|test\s+suite|suites?|specs?|builds?|ci|checks?|pipelines?|\x01+)"
+_ZH_SPAN = r"[^，,。！？!?；;：:“”\"'「」\n]"
+_ZH_CHECK = r"(?:测试套件|测试|用例|单测|构建|CI|ci|流水线|检查|\x01+)"
+# An order whose object is the end state: "get every test green", "把所有测试都跑通".
+_GET = (
+    r"(?:get|make)\s+(?:(?:every|all|each)(?:\s+(?:of\s+)?the)?\s+|"
+    r"the\s+(?:(?:whole|entire|full)\s+)?|our\s+)?(?:[\w-]+\s+){0,2}?"
+    rf"{_EN_CHECK}(?:\s+[^.!?\n]{{0,40}}?)?\s*"
+    r"(?:green|pass(?:ing|es)?|to\s+pass|succeed(?:s|ing)?|clean)(?![A-Za-z])"
+)
+_ZH_GET = (
+    rf"(?:把|让){_ZH_SPAN}{{0,24}}?{_ZH_CHECK}{_ZH_SPAN}{{0,12}}?"
+    r"(?:跑通|通过|全绿|变绿|绿了|修好|跑过)"
+)
 _INLINE_TRIGGER = re.compile(
-    r"(?P<zh>我的目标(?:就)?是)"
-    r"|(?<![A-Za-z])(?P<en>(?:my|the)\s+goal\s+is)(?:\s+to)?(?![A-Za-z])"
-    r"|(?<![A-Za-z])(?P<until>keep\s+going\s+until|(?:don[’']?t|do\s+not)\s+stop\s+until)"
-    r"(?![A-Za-z])"
-    r"|(?P<upto>一直做到)"
+    r"(?P<zh>(?:我们?|咱们|这次|本次|今天|这一?轮|当前|最终|终极)的?目标(?:就)?是)"
+    r"|(?<![A-Za-z])(?P<en>(?:my|our|the)\s+(?:(?:main|only|real|overall|end)\s+)?goal"
+    r"(?:\s+(?:for|in)\s+(?:this|the|today['’]?s?)(?:\s+[A-Za-z]+)?|\s+(?:here|today|now))?"
+    r"\s+is)(?:\s+to)?(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?P<until>(?:keep\s+(?:going|working|iterating|trying|fixing|pushing|"
+    r"at\s+it|on\s+it|at\s+this)|continue(?:\s+(?:working|iterating|fixing))?|carry\s+on|"
+    r"iterate|work\s+on\s+(?:this|it)|(?:don[’']?t|do\s+not)\s+stop)\s+until)(?![A-Za-z])"
+    rf"|(?<![A-Za-z])(?P<get>{_GET})"
+    rf"|(?P<zhget>{_ZH_GET})"
+    r"|(?P<upto>一直(?:做|改|修|干|弄|搞)到)"
     r"|(?P<till>直到)",
     re.IGNORECASE,
 )
 _TILL_END = re.compile(r"为止")
+# "直到" without "为止" ends a loop only after an order not to stop: "不要停，直到 CI 全绿".
+_TILL_ORDER = re.compile(r"不要停|别停|不停|持续|继续|坚持")
 _SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 _LABEL_LINE = re.compile(
     r"^[ \t]*(?:\*\*|__)?(?:[A-Za-z][A-Za-z ]{0,20}|[\u4e00-\u9fff]{1,6})(?:\*\*|__)?[ \t]*[:：]"
 )
-
-# Reported speech: a speech verb or hearsay marker before the trigger in the same sentence. A
-# first-person speaker ("as I said, my goal is …") is still the user talking.
-_REPORTED_EN = re.compile(
-    r"(?<![A-Za-z])(?:said|says|told|mentioned|claimed|claims|wrote|stated|explained|"
-    r"according\s+to|reportedly|apparently|allegedly|supposedly)(?![A-Za-z])",
-    re.IGNORECASE,
-)
-_FIRST_PERSON = re.compile(
-    r"(?:^|[^A-Za-z])(?:i|we)(?:['’](?:ve|d))?(?:\s+(?:already|just|also|have|had|previously))?\s*$",
-    re.IGNORECASE,
-)
-_REPORTED_ZH = re.compile(
-    r"据说|听说|据称|据报道|传言|"
-    r"(?:他|她|它|人家|有人|别人|对方|同事|老板|客户|用户|大家|老师|经理|领导)(?:们)?"
-    r"(?:曾经?|也|还|又|就)?(?:说|讲|提到|表示|称|认为|觉得|写道)"
-)
-_OPEN_QUOTE = re.compile(r"[\"“「『']\s*$")
 # "The goal is unclear", "my goal is not …": a remark about a goal, not a goal. Followed by a
 # colon ("the goal is simple: …") the remark introduces the goal instead.
 _OPINION = re.compile(
@@ -118,19 +136,6 @@ _OPINION = re.compile(
     re.IGNORECASE,
 )
 
-# ---------------------------------------------------------------------------------------------
-# Anti-trigger and coarseness vocabulary
-# ---------------------------------------------------------------------------------------------
-
-_TRIVIAL = re.compile(
-    r"(?<![A-Za-z])(?:typos?|misspell\w*|spelling|whitespace|indentation|reformat\w*|"
-    r"rename\s+(?:(?:a|the|this|that|one)\s+)?(?:local\s+)?"
-    r"(?:variable|var|parameter|param|argument|field)s?|"
-    r"format(?:ting)?\s+(?:the|this|that|a)\s+(?:file|code|line)s?|"
-    r"(?:update|bump)\s+(?:the\s+)?(?:copyright|version)(?:\s+(?:year|number))?)(?![A-Za-z])"
-    r"|错别字|笔误|拼写错误|改个名|改名字|重命名变量|变量改名|改下变量名|格式化|缩进|空格",
-    re.IGNORECASE,
-)
 # ---------------------------------------------------------------------------------------------
 # Text helpers
 # ---------------------------------------------------------------------------------------------
@@ -161,7 +166,7 @@ def _mask(text: str) -> str:
         if line.lstrip().startswith(">"):
             out.append(" " * len(line))
             continue
-        out.append(blank_spans(line, inline_code_spans(line)))
+        out.append(blank_spans(line, inline_code_spans(line), "\x01"))
     return "\n".join(out)
 
 
@@ -198,12 +203,15 @@ def detect_goal(prompt: str) -> GoalIntent | None:
         goal = _clean(command.group(1))
         return _intent(goal, "command") if goal else None
     masked = _mask(text)
+    material = material_start(masked)
     candidates: list[tuple[int, int, str]] = []
     candidates.extend((m.start(), m.end(), "line") for m in _LINE_TRIGGER.finditer(masked))
     candidates.extend(
         (m.start(), m.end(), m.lastgroup or "") for m in _INLINE_TRIGGER.finditer(masked)
     )
     for start, end, kind in sorted(candidates)[:MAX_TRIGGERS]:
+        if material is not None and start >= material:
+            break  # "Translate to Chinese: My goal is …": the rest is the text to translate
         found = _phrase_goal(text, masked, start, end, kind)
         if found is not None:
             return _intent(found, "phrase")
@@ -221,17 +229,20 @@ def _intent(goal: str, source: Source) -> GoalIntent:
 
 
 def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str | None:
-    """The cleaned goal after one phrase trigger, or None when an anti-trigger applies."""
+    """The cleaned goal after one phrase trigger, or None when an anti-trigger applies. An
+    order ("get every test green") is its own goal: its text starts at the trigger."""
     line_start = masked.rfind("\n", 0, start) + 1
     line_end = masked.find("\n", end)
     line_end = len(masked) if line_end < 0 else line_end
+    sentence = masked[line_start:start]
     if kind != "line":
-        lead = masked[line_start:start]
-        ends = list(_SENTENCE_END.finditer(lead))
+        ends = list(_SENTENCE_END.finditer(sentence))
         if ends:
-            lead = lead[ends[-1].end() :]
-        if _reported(lead):
+            sentence = sentence[ends[-1].end() :]
+        if lead_rejects(kind, sentence, clause_of(sentence, kind)):
             return None
+    if kind in IMPERATIVE_KINDS:
+        end = start
     opinion = _OPINION.match(masked, end, line_end) if kind == "en" else None
     if opinion is not None:
         if opinion.group("colon") is None:
@@ -247,16 +258,13 @@ def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str
         raw = text[end : end + stop.start()]
     else:
         raw = text[end : _list_end(masked, line_end)]
-    if kind == "till":
+    if kind in ("till", "upto"):
         till = _TILL_END.search(_mask(raw))
-        if till is None:
+        if till is None and kind == "till" and not _TILL_ORDER.search(sentence):
             return None
-        raw = raw[: till.start()]
-    elif kind == "upto":
-        till = _TILL_END.search(_mask(raw))
         raw = raw[: till.start()] if till else raw
     goal = _clean(raw)
-    if not goal or goal.endswith(("?", "？")) or _anti_trigger(goal):
+    if not goal or goal.endswith(("?", "？")) or goal_rejects(kind, goal) or _anti_trigger(goal):
         return None
     return goal
 
@@ -286,22 +294,11 @@ def _list_end(masked: str, pos: int) -> int:
     return pos
 
 
-def _reported(lead: str) -> bool:
-    """Reported speech or hearsay before the trigger, in the same sentence."""
-    if _REPORTED_ZH.search(lead):
-        return True
-    for m in _REPORTED_EN.finditer(lead):
-        if not _FIRST_PERSON.search(lead[: m.start()]):
-            return True
-    stripped = lead.rstrip()
-    return bool(_OPEN_QUOTE.search(stripped)) and bool(stripped[:-1].strip())
-
-
 def _anti_trigger(goal: str) -> bool:
     """Trivial tasks and short goals that are neither architectural nor checkable."""
     if is_coarse(goal):
         return False
-    if _TRIVIAL.search(goal):
+    if is_trivial(goal):
         return True
     if _word_weight(goal) >= MIN_WORDS * CJK_PER_WORD:
         return False

@@ -29,14 +29,15 @@ change across the system."""
 # ---------------------------------------------------------------------------------------------
 
 _ARCH = re.compile(
-    r"(?<![A-Za-z])(?:architect\w*|re-?architect\w*|re-?design\w*|re-?writ\w*|migrat\w*|"
+    r"(?<![A-Za-z])(?:architect\w*|re-?architect\w*|re-?design\w*|re-?writ\w*|"
+    r"migrat(?:e|es|ed|ing)(?![A-Za-z])|migrations?\s+(?:to|from|of|off)|"
     r"overhaul\w*|end-to-end\s+system|multi-?module|multi-?package|"
     r"(?:multiple|several|many)\s+(?:modules|packages|services|components|subsystems)|"
     r"across\s+(?:all\s+|the\s+|multiple\s+|several\s+)?(?:modules|packages|services|codebase)|"
     r"(?:whole|entire)\s+(?:codebase|code\s+base|system|project|application|repo|repository)|"
     r"from\s+scratch|large-scale|system-wide|codebase-wide)(?![A-Za-z])"
-    r"|架构|重构|迁移|多模块|整体|重写|全面改造|系统性|跨模块|多个模块|各个模块|所有模块|"
-    r"端到端系统|从零开始|推倒重来|整个项目|整个系统",
+    r"|架构|重构|迁移(?![都能也均已]|文件|脚本|记录)|多模块|整体|重写|全面改造|系统性|跨模块|"
+    r"多个模块|各个模块|所有模块|端到端系统|从零开始|推倒重来|整个项目|整个系统",
     re.IGNORECASE,
 )
 _PATH_TOKEN = re.compile(r"[A-Za-z0-9_.~/\\-]+")

@@ -255,6 +255,7 @@ _KIND_PATTERNS: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
             r"|(?<![A-Za-z])(?:test\s+)?suite\s+(?:is\s+|stays\s+)?(?:green|passes|passing)"
             r"|(?<![A-Za-z])no\s+(?:failing|failed|broken)\s+tests(?![A-Za-z])"
             r"|(?<![A-Za-z])green\s+(?:tests|test\s+suite|suite)(?![A-Za-z])"
+            r"|(?<![A-Za-z])CI\s*(?:is\s+|stays\s+)?(?:green|passes|passing|全绿|通过|变绿)"
             r"|(?<![A-Za-z])tests?\s*(?:全部|都|均)?(?:通过|全绿)"
             r"|(?:测试|用例|单测)[^。！？\n]{0,6}?(?:通过|全绿|变绿|绿了)",
             re.IGNORECASE,
