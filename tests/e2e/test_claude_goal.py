@@ -398,3 +398,53 @@ def test_the_quoted_failure_line_names_the_failing_test(case: Case) -> None:
     }
     for where, line in quoted.items():
         assert "test_calc.py::test_add" in line or "assert 0 == 4" in line, (where, line)
+
+
+# -------------------------------------------------------------------------------------------
+# 4. A paused goal is shown at the next prompt, and sending it again resumes it.
+# -------------------------------------------------------------------------------------------
+def request_text(run: Run, index: int = 0) -> str:
+    """Every text block of request ``index``'s messages (prompt, hook context, results)."""
+    messages = run.requests[index]["body"]["messages"]
+    return "\n".join(
+        b.get("text", "") for m in messages for b in m.get("content") or [] if isinstance(b, dict)
+    )
+
+
+def test_a_paused_goal_is_shown_and_sending_it_again_resumes_it(case: Case) -> None:
+    """Seed 004 §4.4 (audit D9). After the same failure twice the goal is paused. A later
+    session's prompt carries "Goal paused" and why, so the agent is not left unaware. Sending
+    the same /gk-goal again resumes it where it stopped: the round count and the last failure
+    stay, so the unchanged code fails with the same failure and the goal pauses again at once,
+    instead of starting over at [1/3]."""
+    run_same_failure(case)
+    asked = case.run_claude(
+        [{"name": "answer", "reply": text("calc.py holds one function, add.\n")}],
+        prompt="What is in calc.py?",
+        max_turns=5,
+        extra_env=goal_env(case),
+    )
+    assert_clean_exit(asked)
+    context = request_text(asked)
+    assert "Goal paused (from .agents/goal/GOAL.md): `python -m pytest -q` passes" in context
+    assert "- paused because: same failure twice" in context, context[-3000:]
+    assert [kind for kind, _ in case.stop_hook_outcomes(asked)] == ["allow"]
+
+    resent = case.run_claude(
+        [{"name": "unchanged", "reply": text("Still looking.\n")}],
+        prompt=PROMPT,
+        max_turns=5,
+        extra_env=goal_env(case),
+    )
+    assert_clean_exit(resent)
+    assert "it resumes from where it stopped" in request_text(resent), request_text(resent)
+    outcomes = case.stop_hook_outcomes(resent)
+    assert [kind for kind, _ in outcomes] == ["allow"], outcomes
+    assert SAME_FAILURE in outcomes[0][1], outcomes
+    goal = goal_status(case)
+    assert (goal["status"], goal["attempts"]) == ("blocked", 1), goal
+    assert archived(case) == []  # the same goal, not a new one replacing it
+    kinds = [e["kind"] for e in case.journal(GOAL_KINDS | {"goal_resent"})]
+    assert kinds == [
+        "goal_detected", "goal_failed", "goal_blocked", "goal_resent", "goal_blocked"
+    ], kinds  # fmt: skip
