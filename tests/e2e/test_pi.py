@@ -379,6 +379,51 @@ def test_goal_command_runs_the_check_and_a_paused_goal_asks_the_user(pi_case: Pi
     assert "status: blocked" in goal_md and "the check's expectation looks wrong" in goal_md
 
 
+def test_sending_a_paused_goal_again_resumes_it_where_it_stopped(pi_case: PiCase) -> None:
+    """Seed 004 §4.4 (audit D9) on Pi: the user answers "Stop here" to the paused goal, then
+    sends the same `/goal` again. It resumes from its last failure (the round count stays) and
+    the unchanged check fails the same way, so the goal pauses again at once rather than
+    starting over at [1/3]. The agent heard that it resumed."""
+    (pi_case.proj / "check.py").write_text(CHECK, encoding="utf-8")
+
+    def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+        if request.get("method") == "select":
+            options = [str(o) for o in request.get("options") or []]
+            return {"value": next(o for o in options if o.startswith("Stop here"))}
+        return None
+
+    pi_case.fake.set_rules(
+        [
+            {"name": "resumed", "when": {"tail_contains": "it resumes from where it stopped"},
+             "reply": [text("Looking again.\n\n[PDCA] check")]},
+            {"name": "retry-same", "when": {"tail_contains": "[1/3]"},
+             "reply": [text("Fixed it, I believe.\n\n[PDCA] check")]},
+            {"name": "early-stop", "when": {"tail_contains": "Goal: `python3 check.py` passes"},
+             "reply": [text("Done, I think.\n\n[PDCA] check")]},
+        ]
+    )  # fmt: skip
+    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
+    install(pi_case, env)
+    rpc = pi_case.rpc(env=env, ui_handler=answer)
+    mark = rpc.mark()
+    rpc.prompt("/goal `python3 check.py` passes")
+    rpc.wait_event("agent_start", since=mark, timeout=30)
+    rpc.wait_settled(since=mark, **SETTLE_KW)
+    goal_file = pi_case.proj / ".agents" / "goal" / "GOAL.md"
+    assert "status: blocked" in goal_file.read_text(encoding="utf-8")
+
+    mark = rpc.mark()
+    rpc.prompt("/goal `python3 check.py` passes")
+    rpc.wait_event("agent_start", since=mark, timeout=30)
+    rpc.wait_settled(since=mark, **SETTLE_KW)
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert rules == ["early-stop", "retry-same", "resumed"], pi_case.fake.describe()
+    doc = goal_file.read_text(encoding="utf-8")
+    assert "resumed by the user" in doc and "attempts: 1" in doc, doc
+    assert doc.count("failed again with the same failure") == 2, doc
+    assert not (pi_case.proj / ".agents" / "goal" / "archive").exists()
+
+
 # -------------------------------------------------------------------------------------------
 # 7. Context pressure: goalkeeper compacts through Pi itself, then continues.
 # -------------------------------------------------------------------------------------------

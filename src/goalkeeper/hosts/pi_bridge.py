@@ -23,6 +23,7 @@ from goalkeeper.config import load_config
 from goalkeeper.core.messages import Lang, render
 from goalkeeper.core.values import (
     Action,
+    Advise,
     BeforeAgentStart,
     Choice,
     Event,
@@ -321,6 +322,8 @@ class Bridge:
             return {"notify": self._goal_status()}
         actions = self._actions([UserPrompt(self.session_id, f"/goal {args}")])
         notes = [a.text for a in actions if isinstance(a, Notify)]
+        # what the agent should hear (the goal recorded, resumed): with the run the prompt starts
+        self.advice.extend(a.text for a in actions if isinstance(a, Advise) and not a.static)
         from goalkeeper.core.text.lang import detect_lang
 
         lang: Lang = self.lang if self.config.lang != "auto" else detect_lang(args)
