@@ -60,7 +60,8 @@ def test_todo_tool_over_mcp_gates_and_applies(tmp_path: Path) -> None:
         ],
         GOALKEEPER_SESSION="sess-mcp",
     )
-    assert tools == ["todo", "goal_approval", "workflow", "workflow_active", "workflow_ask"]
+    # no workflow is active: workflow_active and workflow_ask are not listed yet (seed003 D5)
+    assert tools == ["todo", "goal_approval", "workflow"]
     (created_error, created), (refused_error, refused), (done_error, _), (_, listed) = results
     assert not created_error and json.loads(created)["task"]["id"] == 1
     assert (
@@ -236,6 +237,21 @@ def test_nobody_answering_in_time_adopts_only_the_recommendation(tmp_path: Path)
     assert text == "User selected (timeout default): the parser"
 
 
+def test_a_form_the_client_gives_up_on_after_the_timeout_adopts_the_recommendation(
+    tmp_path: Path,
+) -> None:
+    """seed003 D6, 2026-07-28: the client holds the form; its cancel after the dialog's
+    timeout is nobody answering in time, so the recommendation is taken."""
+    text, _ = ask(tmp_path, 2.0, {**ASK, "timeout_seconds": 1}, era="modern")
+    assert text == "User selected (timeout default): the parser"
+
+
+def test_a_cancel_before_the_timeout_stays_pending(tmp_path: Path) -> None:
+    """2026-07-28: a cancel within the timeout is no answer, not the recommendation."""
+    text, _ = ask(tmp_path, 0.0, {**ASK, "timeout_seconds": 30}, era="modern")
+    assert text.startswith("[Pending user decision] No answer was selected.")
+
+
 def test_a_client_without_forms_gets_a_pending_decision(tmp_path: Path, era: str) -> None:
     text, seen = ask(tmp_path, None, era=era)
     assert seen == [] and text.startswith("[Pending user decision] No UI is available.")
@@ -349,3 +365,81 @@ def test_the_model_cannot_approve_its_own_change(tmp_path: Path, era: str) -> No
     seen: list[Any] = []
     anyio.run(_approve, tmp_path, types.ElicitResult(action="cancel"), forged, seen, era)
     assert len(seen) == 1 and _held(tmp_path)
+
+
+# -- progressive tools (seed003 D5): workflow_active and workflow_ask only with a workflow ----
+
+
+async def _progressive_legacy(project: Path) -> list[Any]:
+    """Handshake era: the tools before, after a start and after completing it, and each
+    ``notifications/tools/list_changed`` the server sent in between."""
+    import mcp_types as types
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "goalkeeper", "-C", str(project), "mcp"],
+        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools"},
+    )
+    changed: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.append("tools/list_changed")
+
+    steps: list[Any] = []
+    async with (
+        stdio_client(params) as streams,
+        ClientSession(streams[0], streams[1], message_handler=on_message) as session,
+    ):
+        init = await session.initialize()
+        steps.append(bool(init.capabilities.tools and init.capabilities.tools.list_changed))
+        names = lambda result: [t.name for t in result.tools]  # noqa: E731
+        steps.append(names(await session.list_tools()))
+        await session.call_tool("workflow", {"mode": "workflow", "route": "hard-bug"})
+        await anyio.sleep(0.2)
+        steps.append(list(changed))
+        steps.append(names(await session.list_tools()))
+        await session.call_tool("workflow_active", {"action": "complete"})
+        await anyio.sleep(0.2)
+        steps.append(list(changed))
+        steps.append(names(await session.list_tools()))
+    return steps
+
+
+def test_the_active_only_tools_come_and_go_with_the_workflow(tmp_path: Path) -> None:
+    """The server declares tools.listChanged, lists workflow_active/workflow_ask only while a
+    workflow is active, and says so with notifications/tools/list_changed."""
+    declared, before, changed1, during, changed2, after = anyio.run(_progressive_legacy, tmp_path)
+    assert declared is True
+    assert "workflow" in before
+    assert "workflow_active" not in before and "workflow_ask" not in before
+    assert changed1 == ["tools/list_changed"]
+    assert {"workflow", "workflow_active", "workflow_ask"} <= set(during)
+    assert changed2 == ["tools/list_changed", "tools/list_changed"]
+    assert after == before
+
+
+async def _progressive_modern(project: Path) -> tuple[list[str], list[str], bool]:
+    """2026-07-28: a ``subscriptions/listen`` stream gets the change when a workflow starts."""
+    from mcp.client import Client
+    from mcp.shared.subscriptions import ToolsListChanged
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "goalkeeper", "-C", str(project), "mcp"],
+        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools"},
+    )
+    async with Client(params, mode="2026-07-28") as client:
+        before = [t.name for t in (await client.list_tools()).tools]
+        async with client.listen(tools_list_changed=True) as sub:
+            await client.call_tool("workflow", {"mode": "workflow", "route": "hard-bug"})
+            with anyio.fail_after(10):
+                event = await sub.__anext__()
+        during = [t.name for t in (await client.list_tools()).tools]
+    return before, during, isinstance(event, ToolsListChanged)
+
+
+def test_the_tool_list_change_reaches_a_listen_stream_on_2026_07_28(tmp_path: Path) -> None:
+    before, during, got = anyio.run(_progressive_modern, tmp_path)
+    assert "workflow_active" not in before
+    assert got and "workflow_active" in during and "workflow_ask" in during

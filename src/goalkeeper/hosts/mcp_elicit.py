@@ -75,3 +75,17 @@ def timeout_seconds(dialog: Mapping[str, Any]) -> float | None:
     if isinstance(ms, int | float) and not isinstance(ms, bool) and ms > 0:
         return float(ms) / 1000.0
     return None
+
+
+def retry_outcome(
+    dialog: Mapping[str, Any], action: str, content: Mapping[str, Any] | None, waited: float
+) -> dict[str, str]:
+    """The answer a 2026-07-28 client brings back ``waited`` seconds after the form was sent.
+    There the client holds the form, so the server cannot time it out itself: a form the
+    client gave up on (``cancel``) after the deadline counts as nobody answering in time, and
+    only the recommendation may be taken (seed003 D6). A ``decline`` is the user's own no,
+    whenever it comes."""
+    limit = timeout_seconds(dialog)
+    if action == "cancel" and limit is not None and waited >= limit:
+        return timed_out(dialog)
+    return outcome_of(dialog, action, content)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -158,6 +159,42 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
     return tools
 
 
+ACTIVE_ONLY = ("workflow_active", "workflow_ask")
+"""Listed only while the session has an active workflow (catalog spec §8, seed003 D5)."""
+
+
+def listed_tools(tools: list[Any], active: bool) -> list[Any]:
+    """The tools a client sees now: the active-only workflow tools only with a workflow."""
+    return tools if active else [t for t in tools if t.name not in ACTIVE_ONLY]
+
+
+def has_active_workflow(store: Store, session_id: str) -> bool:
+    """Whether ``session_id`` has an active work item (its workflow guard's state)."""
+    from goalkeeper.store.sessions import get_session
+
+    if not store.exists():
+        return False
+    row = get_session(store.connection(), session_id)
+    state = row.guards.get("workflow") if row is not None else None
+    return isinstance(state, Mapping) and bool(state.get("active"))
+
+
+async def announce_tools_changed(ctx: Any, bus: Any) -> None:
+    """``notifications/tools/list_changed``: on a handshake-era connection straight on it; on
+    a 2026-07-28 one through the subscription bus (delivered on ``subscriptions/listen``
+    streams, the only way that era allows). A client that cannot take it misses nothing but
+    the refresh: a hidden tool still answers."""
+    from mcp.server.subscriptions import ToolsListChanged
+
+    try:
+        if is_modern(ctx):
+            await bus.publish(ToolsListChanged())
+        else:
+            await ctx.session.send_tool_list_changed()
+    except Exception:  # a closed channel: the next tools/list is right anyway
+        return
+
+
 def can_elicit(ctx: Any) -> bool:
     """The client declared form elicitation (a bare ``elicitation: {}`` means form, per spec)."""
     try:
@@ -198,23 +235,29 @@ def is_modern(ctx: Any) -> bool:
     return getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
 
 
-def input_required(dialog: Mapping[str, Any]) -> InputRequiredResult:
+ASKED_AT = "askedAt"
+"""When the form was sent (in the echoed request state): the timed default needs it."""
+
+
+def input_required(dialog: Mapping[str, Any], now: float | None = None) -> InputRequiredResult:
     import mcp_types as types
 
     from goalkeeper.hosts.mcp_elicit import form_of
 
     message, schema = form_of(dialog)
     form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+    state = {**dialog, ASKED_AT: time.time() if now is None else now}
     return types.InputRequiredResult(
         input_requests={FORM_KEY: types.ElicitRequest(params=form)},
-        request_state=json.dumps(dict(dialog), ensure_ascii=False),
+        request_state=json.dumps(state, ensure_ascii=False),
     )
 
 
-def answered_form(params: Any) -> dict[str, str] | None:
+def answered_form(params: Any, now: float | None = None) -> dict[str, str] | None:
     """The outcome carried by the client's retry (its form answer and the echoed dialog), or
-    None when this is not such a retry."""
-    from goalkeeper.hosts.mcp_elicit import outcome_of
+    None when this is not such a retry. A form the client cancelled after the dialog's timeout
+    is the timed default (``retry_outcome``)."""
+    from goalkeeper.hosts.mcp_elicit import retry_outcome
 
     responses = getattr(params, "input_responses", None) or {}
     answer = responses.get(FORM_KEY)
@@ -226,21 +269,35 @@ def answered_form(params: Any) -> dict[str, str] | None:
         return None
     action = getattr(answer, "action", None)
     content = getattr(answer, "content", None)
-    return outcome_of(dialog, str(action), content if isinstance(content, Mapping) else None)
+    asked = dialog.get(ASKED_AT)
+    current = time.time() if now is None else now
+    waited = 0.0
+    if isinstance(asked, int | float) and not isinstance(asked, bool):
+        waited = max(0.0, current - float(asked))
+    found = content if isinstance(content, Mapping) else None
+    return retry_outcome(dialog, str(action), found, waited)
 
 
 def serve(project: Path) -> int:
     """Run the MCP server on stdin/stdout until the client closes it."""
     import anyio
     import mcp_types as types
-    from mcp.server.lowlevel.server import Server
+    from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
     env = dict(os.environ)
     tools = tool_list(project, env)
     known = {t.name for t in tools}
     store = Store(project)  # one connection for the server's life; calls take turns on it
     turn = threading.Lock()
+    bus = InMemorySubscriptionBus()
+    session = [session_of({}, env)]  # the session of the latest call: whose tools are listed
+    shown: list[bool | None] = [None]  # the active state the client last had listed
+
+    def active_now() -> bool:
+        with turn:
+            return has_active_workflow(store, session[0])
 
     def serialised(
         name: str, arguments: dict[str, Any], outcome: dict[str, str] | None, dialogs: bool
@@ -251,7 +308,9 @@ def serve(project: Path) -> int:
             )
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        active = await anyio.to_thread.run_sync(active_now)
+        shown[0] = active
+        return types.ListToolsResult(tools=listed_tools(tools, active))
 
     async def call_tool(
         ctx: Any, params: types.CallToolRequestParams
@@ -274,14 +333,26 @@ def serve(project: Path) -> int:
             actions = await anyio.to_thread.run_sync(
                 serialised, params.name, arguments, outcome, dialogs
             )
+        session[0] = session_of(arguments, env)
+        if params.name in WORKFLOW_TOOLS:  # the active-only tools may appear or go
+            active = await anyio.to_thread.run_sync(active_now)
+            if active != shown[0]:
+                shown[0] = active
+                await announce_tools_changed(ctx, bus)
         text, error = to_tool_result(actions)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
-    server: Any = Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Any = Server(
+        SERVER_NAME,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            await server.run(read_stream, write_stream, options)
 
     anyio.run(main)
     return 0
