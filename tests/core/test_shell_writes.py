@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.shell.writes import in_project, written_paths
+from goalkeeper.core.shell.writes import in_project, locate, read_writes, written_paths
 
 
 @pytest.mark.parametrize(
@@ -27,6 +29,47 @@ from goalkeeper.core.shell.writes import in_project, written_paths
         ("cp template.py src/new.py", ("src/new.py",)),
         ("mv -f old.py new.py && git add -A", ("new.py",)),
         ("FOO=1 tee out.txt < in.txt", ("out.txt",)),
+        # the command lines a line runs itself
+        ("bash -c 'echo x > f.py'", ("f.py",)),
+        ('sh -c "cat >> g.py"', ("g.py",)),
+        ("zsh -lc 'sed -i s/a/b/ h.py'", ("h.py",)),
+        ("bash -o pipefail -c 'make | tee build.log'", ("build.log",)),
+        ("eval 'echo x > e.py'", ("e.py",)),
+        ("env -S 'tee s.py'", ("s.py",)),
+        ("echo `echo x > bt.py`", ("bt.py",)),
+        ("v=$(tee sub.py < /dev/null)", ("sub.py",)),
+        ("diff <(sort a) >(tee ps.py)", ("ps.py",)),
+        ("bash <<'EOF'\necho x > inner.py\nEOF", ("inner.py",)),
+        ("find src -name '*.py' -exec sed -i s/a/b/ {} +", ("{}",)),
+        ("find . -fprint list.txt", ("list.txt",)),
+        # programs that write their operands
+        ("dd if=/dev/zero of=blob.bin bs=1 count=1", ("blob.bin",)),
+        ("mv -t dest src.py", ("dest/src.py",)),
+        ("cp -t dest a.py b/c.py", ("dest/a.py", "dest/c.py")),
+        ("cp -rt dest lib/", ("dest/lib",)),
+        ("cp --target-directory=dest a.py", ("dest/a.py",)),
+        ("install -t bin tool", ("bin/tool",)),
+        ("install -m 755 tool bin/tool", ("bin/tool",)),
+        ("tee -a f.log", ("f.log",)),
+        ("truncate -s 0 log.txt", ("log.txt",)),
+        ("touch a.py b.py", ("a.py", "b.py")),
+        ("touch -d yesterday -r ref.txt x.py", ("x.py",)),
+        ("ln -s ../../../src .agents/runs/r/s", (".agents/runs/r/s",)),
+        ("rsync -a src/ backup/", ("backup/",)),
+        ("perl -pie 's/a/b/' f.pl", ("f.pl",)),  # -i takes "e" as the backup suffix: no -e
+        ("sed -e s/a/b/ --in-place=.bak f.py", ("f.py",)),
+        # redirections, however they are spelled
+        ("echo x >| clobber.txt", ("clobber.txt",)),
+        ("echo x >& both.log", ("both.log",)),
+        ("cat <> rw.txt", ("rw.txt",)),
+        ("exec 3> fd3.txt", ("fd3.txt",)),
+        ("printf x 1>one.txt 2>two.txt", ("one.txt", "two.txt")),
+        ("[ a > b ]", ("b",)),  # the unescaped `>` of `[` is a redirection in bash
+        ("sudo -u root tee /etc/x", ("/etc/x",)),
+        ("timeout 5 tee t.txt", ("t.txt",)),
+        ("nice -n 5 touch n.txt", ("n.txt",)),
+        ("if true; then echo x > then.txt; fi", ("then.txt",)),
+        ("(cd sub && echo x > in_sub.txt)", ("in_sub.txt",)),
     ],
 )
 def test_writes_are_found(command: str, expected: tuple[str, ...]) -> None:
@@ -46,6 +89,28 @@ def test_writes_are_found(command: str, expected: tuple[str, ...]) -> None:
         "python - <<'PY'\nopen('x', 'w').write('y > z')\nPY",
         "cat a.py | head",
         "",
+        # comparisons, quotes and escapes are not redirections
+        "echo $(( 1 > 2 ))",
+        "[[ a > b ]]",
+        "if [[ $a > $b ]]; then echo ok; fi",
+        "(( x > 3 ))",
+        "for ((i = 0; i > -3; i--)); do :; done",
+        "test a \\> b",
+        "[ a \\> b ]",
+        "echo \\> not_a_file",
+        "echo \"a>b\" 'c >> d'",
+        "echo $'tab\\t > x'",
+        'echo "$(echo "a > b")"',
+        "echo hi >&2",
+        "make 2>&1 >&- | tail",
+        "echo > /dev/null 2>&1",
+        # reads and runs
+        "sed -n p f.py",
+        "install -d a b",
+        "bash script.sh",
+        "python build.py",
+        "command -v tee",
+        "tee --help",
     ],
 )
 def test_reads_runs_and_scratch_writes_are_not_writes(command: str) -> None:
@@ -72,3 +137,64 @@ def test_any_text_is_read_without_raising(command: str) -> None:
 )
 def test_scratch_space_outside_the_project_is_not_code(path: str, inside: bool) -> None:
     assert in_project(path, "/tmp/proj/") is inside
+
+
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ('echo x > "$f"', '"$f"'),
+        ("date > $TMPDIR/stamp", "$TMPDIR/stamp"),
+        ("tee ~/notes.md", "~/notes.md"),
+        ("tee {a,b}.py", "{a,b}.py"),
+        ("cp x $(mktemp -d)", "$(mktemp -d)"),
+        ('bash -c "$CMD"', '-c "$CMD"'),
+        ('eval "$X"', 'eval "$X"'),
+        ("git ls-files | xargs sed -i s/a/b/", "xargs sed"),
+        ("curl -s https://x.test/i.sh | sh", "a script on the shell's input"),
+        ("$EDITOR notes.md", "$EDITOR"),
+        ('cp -t "$dir" a.py', '"$dir"'),
+    ],
+)
+def test_what_it_cannot_place_is_reported_as_unknown(command: str, unknown: str) -> None:
+    """A target the text does not show is a write to an unknown place, never no write."""
+    found = read_writes(command)
+    assert unknown in found.unknown and not found.paths
+
+
+def test_links_are_reported() -> None:
+    assert read_writes("ln -sf ../src run/s").links == ("run/s",)
+    assert read_writes("cp -s a.py run/a.py").links == ("run/a.py",)
+    assert read_writes("ln target").links == ("target",)
+    assert read_writes("cp a.py b.py").links == ()
+
+
+def test_deeply_nested_command_lines_are_unknown() -> None:
+    line = "echo x > deep.py"
+    for _ in range(8):
+        line = f"eval {shlex.quote(line)}"
+    assert read_writes(line).unknown and "deep.py" not in read_writes(line).paths
+
+
+@pytest.mark.parametrize(
+    ("path", "where", "rel"),
+    [
+        ("src/app.py", "project", "src/app.py"),
+        ("./src//app.py", "project", "src/app.py"),
+        (".agents/runs/r/../../../calc.py", "project", "calc.py"),
+        ("./.agents/runs/x/../x/ok.md", "project", ".agents/runs/x/ok.md"),
+        ("/tmp/proj/.agents/runs/r/../../../calc.py", "project", "calc.py"),
+        ("/tmp/proj/a/../../proj/b.py", "project", "b.py"),
+        ("//tmp/proj/c.py", "project", "c.py"),
+        ("/tmp/proj", "project", ""),
+        (".", "project", ""),
+        ("/tmp/proj/../other/x.py", "outside", "/tmp/other/x.py"),
+        ("/tmp/out.log", "outside", "/tmp/out.log"),
+        ("../sibling/x.py", "unknown", "../sibling/x.py"),
+        ("a/../../x.py", "unknown", "a/../../x.py"),
+        ("$TMPDIR/x", "unknown", "$TMPDIR/x"),
+        ("~/x", "unknown", "~/x"),
+        ("", "unknown", ""),
+    ],
+)
+def test_a_path_is_placed_lexically(path: str, where: str, rel: str) -> None:
+    assert locate(path, "/tmp/proj/") == (where, rel)

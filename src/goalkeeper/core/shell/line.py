@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 
 OPERATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n", "(", ")")
 """Control operators, longest first (``&&`` before ``&``)."""
@@ -137,3 +138,250 @@ def split_heredocs(command: str) -> tuple[str, list[tuple[str, str]]]:
     if end is not None:
         docs.append((opener, "\n".join(body)))  # unterminated: the rest is its body
     return "\n".join(out), docs
+
+
+# ---------------------------------------------------------------------------------------------
+# Simple commands with their redirections: what ``core.shell.writes`` reads
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word: ``text`` with its quotes removed and escapes applied, ``raw`` as written.
+    ``literal`` is False when the shell would expand it into something the text does not show:
+    a variable, ``$(…)``, backticks, arithmetic, a leading ``~`` or braces (``{a,b}``)."""
+
+    text: str
+    raw: str
+    literal: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A redirection: its operator (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``>&``, ``<>``,
+    ``<``, ``<<``, ``<<<``, ``<&``) and its target word (None when the line ends first)."""
+
+    op: str
+    target: Word | None
+
+
+@dataclass(frozen=True, slots=True)
+class Simple:
+    """A simple command: its words, its redirections, and the command lines it holds
+    (``$(…)``, backticks, ``<(…)``, ``>(…)``): those run too."""
+
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
+    inner: tuple[str, ...] = ()
+
+
+_REDIRECT_OPS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", ">", "<")
+_CONTROL = ("&&", "||", "|&", ";;", ";&", ";", "|", "&", "\n", "(", ")")
+_KEYWORDS = frozenset({"if", "elif", "then", "else", "while", "until", "do", "!", "{", "time"})
+
+
+def simple_commands(text: str) -> list[Simple]:
+    """``text`` (a command line without heredoc bodies) as simple commands, read as bash reads
+    them: an operator or a ``>`` inside quotes or escaped (``test a \\> b``) is a character of
+    a word; ``$(( 1 > 2 ))``, ``(( x > 3 ))`` and ``[[ a > b ]]`` compare, they redirect
+    nothing. Never raises; unbalanced quotes or parentheses end the line."""
+    return _Scanner(text).run()
+
+
+class _Scanner:
+    """One pass over the text; the nested parts (``$(…)``) are kept as text for the caller to
+    read again, so the depth of a line costs one pass per level."""
+
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.out: list[Simple] = []
+        self.words: list[Word] = []
+        self.redirects: list[Redirect] = []
+        self.inner: list[str] = []
+        self.pending: str | None = None  # a redirection waiting for its target
+        self.cond = False  # inside [[ … ]]
+
+    def run(self) -> list[Simple]:
+        s, n = self.s, len(self.s)
+        while self.i < n:
+            c = s[self.i]
+            if c in " \t" or (self.cond and c == "\n"):
+                self.i += 1
+            elif c == "\\" and s.startswith("\\\n", self.i):
+                self.i += 2
+            elif c == "#":
+                while self.i < n and s[self.i] != "\n":
+                    self.i += 1
+            elif self.cond:
+                self._word()
+            elif s.startswith("((", self.i) and self.pending is None:
+                self.i = _closing(s, self.i)  # arithmetic: compares, writes nothing
+            elif (op := _starts(s, self.i, _REDIRECT_OPS)) is not None:
+                self._redirect(op)
+            elif (op := _starts(s, self.i, _CONTROL)) is not None:
+                self._end()
+                self.i += len(op)
+            else:
+                self._word()
+        self._end()
+        return self.out
+
+    def _redirect(self, op: str) -> None:
+        s = self.s
+        after = self.i + len(op)
+        if op in ("<", ">") and s.startswith("(", after):  # <(cmd) >(cmd): a command, a word
+            end = _closing(s, after)
+            self.inner.append(s[after + 1 : end - 1])
+            self._add(Word(s[self.i : end], s[self.i : end], False))
+            self.i = end
+            return
+        if self.pending is not None:
+            self.redirects.append(Redirect(self.pending, None))
+        self.pending = op
+        self.i = after
+
+    def _word(self) -> None:
+        start = self.i
+        text, literal = self._read_word()
+        raw = self.s[start : self.i]
+        if self.cond:  # [[ … ]]: its words compare; only a command inside may write
+            if raw.startswith("]]"):
+                self.cond, self.i = False, start + 2
+            return
+        before_redirect = _starts(self.s, self.i, ("<", ">")) is not None
+        if self.pending is None and before_redirect and re.fullmatch(r"\d+|\{[A-Za-z_]\w*\}", raw):
+            return  # ``2>``, ``{fd}>``: the descriptor of the redirection that follows
+        if raw == "[[" and self.pending is None and all(w.raw in _KEYWORDS for w in self.words):
+            self.cond = True
+            return
+        self._add(Word(text, raw, literal))
+
+    def _add(self, word: Word) -> None:
+        if self.pending is not None:
+            self.redirects.append(Redirect(self.pending, word))
+            self.pending = None
+        else:
+            self.words.append(word)
+
+    def _read_word(self) -> tuple[str, bool]:
+        s, n = self.s, len(self.s)
+        out: list[str] = []
+        literal = True
+        braces = 0
+        first = self.i
+        while self.i < n:
+            c = s[self.i]
+            if c in " \t\n":
+                break
+            if not self.cond and (
+                _starts(s, self.i, _REDIRECT_OPS) or _starts(s, self.i, _CONTROL)
+            ):
+                break
+            if c == "\\":
+                out.append(s[self.i + 1 : self.i + 2])
+                self.i += 2
+            elif c == "'":
+                end = s.find("'", self.i + 1)
+                end = n if end < 0 else end
+                out.append(s[self.i + 1 : end])
+                self.i = end + 1
+            elif c == '"':
+                literal = self._double_quoted(out) and literal
+            elif c == "$" and s.startswith("$'", self.i):
+                end = self.i + 2
+                while end < n and s[end] != "'":
+                    end += 2 if s[end] == "\\" else 1
+                out.append(s[self.i + 2 : end])
+                self.i = end + 1
+            elif c in "$`":
+                self._expansion(out)
+                literal = False
+            else:
+                if c == "~" and self.i == first:
+                    literal = False
+                braces += 1 if c == "{" else 0
+                if c == "}" and braces and self.i > first + 1:
+                    literal = False  # {a,b}, {1..3}: more than one word, or another one
+                out.append(c)
+                self.i += 1
+        return "".join(out), literal
+
+    def _double_quoted(self, out: list[str]) -> bool:
+        s, n = self.s, len(self.s)
+        self.i += 1
+        literal = True
+        while self.i < n and s[self.i] != '"':
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < n and s[self.i + 1] in '$`"\\\n':
+                out.append(s[self.i + 1])
+                self.i += 2
+            elif c in "$`" and self.i + 1 < n:
+                self._expansion(out)
+                literal = False
+            else:
+                out.append(c)
+                self.i += 1
+        self.i += 1
+        return literal
+
+    def _expansion(self, out: list[str]) -> None:
+        """``$x``, ``${x}``, ``$(( … ))``, ``$( … )`` or backticks: kept as written (it is not
+        known); a command substitution is kept to be read as a command line too."""
+        s, n, start = self.s, len(self.s), self.i
+        if s.startswith("$((", start):
+            self.i = _closing(s, start + 1)
+        elif s.startswith("$(", start):
+            self.i = _closing(s, start + 1)
+            self.inner.append(s[start + 2 : self.i - 1])
+        elif s.startswith("${", start):
+            end = s.find("}", start)
+            self.i = n if end < 0 else end + 1
+        elif s[start] == "`":
+            end = start + 1
+            while end < n and s[end] != "`":
+                end += 2 if s[end] == "\\" else 1
+            self.inner.append(s[start + 1 : end])
+            self.i = end + 1
+        else:
+            m = re.match(r"\$(?:[A-Za-z_]\w*|[0-9#?$!@*-])?", s[start:])
+            self.i = start + (m.end() if m else 1)
+        out.append(s[start : self.i])
+
+    def _end(self) -> None:
+        if self.pending is not None:
+            self.redirects.append(Redirect(self.pending, None))
+            self.pending = None
+        if self.words or self.redirects or self.inner:
+            self.out.append(Simple(tuple(self.words), tuple(self.redirects), tuple(self.inner)))
+        self.words, self.redirects, self.inner = [], [], []
+
+
+def _starts(s: str, i: int, ops: tuple[str, ...]) -> str | None:
+    return next((op for op in ops if s.startswith(op, i)), None)
+
+
+def _closing(s: str, i: int) -> int:
+    """The index after the ``)`` that closes the ``(`` at ``i`` (quotes respected); the end of
+    ``s`` when none does."""
+    depth, n = 0, len(s)
+    quote: str | None = None
+    while i < n:
+        c = s[i]
+        if quote is not None:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n

@@ -1,86 +1,382 @@
-"""Which files a shell command writes, read from its text: for normal mode's question gate.
+"""Which files a shell command writes, read from its text: for normal mode's question gate and
+the check gate's "a file changed after the check".
 
 A model that is told "no code before the facts are confirmed" and is refused ``Write`` may reach
-for ``cat > app.py <<EOF`` instead. The gate judges the usual ways a command line writes a file:
-redirections (``>``, ``>>``, ``&>``, ``>|``), ``tee``, in-place editors (``sed -i``,
-``perl -i``) and copies or moves onto a path (``cp``, ``mv``, ``install``). It is a reading of
-the text, not a sandbox: a program that writes by itself (``python build.py``) is not seen, and
-nothing here runs the command. Where a path lies (``in_project``) is the caller's question.
+for ``cat > app.py <<EOF`` instead. The reader takes the line apart as bash would
+(``line.simple_commands``: quotes, escapes, ``$(…)``, ``(( … ))`` and ``[[ … ]]`` are not
+redirections) and judges each simple command: redirections (``>``, ``>>``, ``&>``, ``>|``,
+``<>``), ``tee``, in-place editors (``sed -i``, ``perl -i``), copies, moves and links onto a path
+(``cp``, ``mv``, ``install``, ``ln``, ``rsync``, with ``-t DIR`` too), ``dd of=``, ``truncate``,
+``touch``, and the command lines a line runs itself (``bash -c '…'``, ``eval``, ``$(…)``, a
+heredoc fed to a shell, ``find -exec``, ``xargs``). What it cannot read as a path (``> "$f"``,
+``tee ~/x``, ``bash -c "$cmd"``, a program named by a variable) is reported as unknown, for the
+caller to treat as a write it cannot place. It is a reading of the text, not a sandbox: a
+program that writes by itself (``python build.py``) is not seen, and nothing here runs the
+command. Where a path lies is ``locate``'s question. Pure.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
-from goalkeeper.core.shell.line import without_heredoc_bodies, without_redirections
+from goalkeeper.core.shell.line import Simple, Word, base, simple_commands, split_heredocs
+from goalkeeper.core.values import ToolRun
 
-_REDIRECT = re.compile(r"(?:^|[^<>&0-9])(?:[0-9]|&)?>>?\|?\s*(?P<target>[^\s;&|<>()]+)")
-"""``> f``, ``>> f``, ``2> f``, ``&> f``, ``>| f``; never ``2>&1`` (the target is ``&1``)."""
-_SEPARATORS = re.compile(r"\s*(?:&&|\|\||[;|\n])\s*")
-_HARMLESS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
-_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
-_COPIERS = frozenset({"cp", "mv", "install", "rsync"})
-_IN_PLACE = frozenset({"sed", "perl", "ruby"})
+MAX_DEPTH = 4
+"""Command lines inside command lines read (``bash -c "eval '…'"``); deeper is unknown."""
+MAX_CHARS = 50_000
+"""A longer command line is read this far; the rest is unknown."""
+
+_FILE_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox"})
+_KEYWORDS = frozenset(
+    {"if", "elif", "then", "else", "while", "until", "do", "!", "{", "}", "time", "exec"}
+)
+_WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its value options
+    "sudo": "ugCDhprtUT",
+    "doas": "uC",
+    "env": "uCS",
+    "nohup": "",
+    "command": "",
+    "builtin": "",
+    "time": "fo",
+    "nice": "n",
+    "ionice": "cnp",
+    "timeout": "ks",
+    "stdbuf": "ioe",
+    "chrt": "",
+    "unbuffer": "",
+    "xargs": "IiLlnPsdEa",
+}
+_LINKERS = frozenset({"ln", "link"})
+_COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln"})
+Where = Literal["project", "outside", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """What a command line writes: ``paths`` as written (literal ones), ``unknown``: targets it
+    cannot read as a path (as written), ``links``: links it makes (``ln``, ``cp -s``), through
+    which a later write lands somewhere else."""
+
+    paths: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+
+
+@dataclass
+class _Found:
+    paths: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    def target(self, word: Word) -> None:
+        if not word.literal:
+            self.unknown.append(word.raw)
+        elif word.text and not word.text.startswith("/dev/"):
+            self.paths.append(word.text)
+
+
+def read_writes(command: str) -> Writes:
+    """What ``command`` writes, each list in order and de-duplicated. Heredoc bodies are data,
+    unless a shell reads them (``bash <<EOF``). Never raises."""
+    found = _Found()
+    if len(command) > MAX_CHARS:
+        found.unknown.append(command[MAX_CHARS - 20 : MAX_CHARS] + "…")
+    _read(command[:MAX_CHARS], found, 0)
+    return Writes(*(tuple(dict.fromkeys(v)) for v in (found.paths, found.unknown, found.links)))
 
 
 def written_paths(command: str) -> tuple[str, ...]:
-    """The paths ``command`` writes, in order, de-duplicated; () when it writes none that the
-    text shows. Heredoc bodies are not read as commands."""
-    text = without_heredoc_bodies(command)
-    found: list[str] = []
-    masked = _QUOTED.sub(
-        lambda m: m.group(0)[0] + "_" * (len(m.group(0)) - 2) + m.group(0)[-1], text
-    )
-    for match in _REDIRECT.finditer(masked):  # inside quotes, "a -> b" is not a redirection
-        target = text[match.start("target") : match.end("target")].strip("'\"")
-        if target and not target.startswith("&"):
-            found.append(target)
-    for segment in _SEPARATORS.split(text):
-        found.extend(_segment_writes(segment))
-    return tuple(p for p in dict.fromkeys(found) if p and not p.startswith("/dev/"))
+    """The paths ``command`` writes that its text names (``read_writes(command).paths``): the
+    check gate's reading of "a file changed". () when it writes none the text shows."""
+    return read_writes(command).paths
+
+
+def run_writes(run: ToolRun) -> tuple[str, ...]:
+    """The files a recorded tool call wrote: an edit's path, what a finished shell command's
+    line writes; nothing for a call refused or failed (it wrote nothing)."""
+    if run.outcome in ("refused", "failed"):
+        return ()
+    if run.kind == "edit":
+        return (run.path,) if run.path else ()
+    if run.kind == "shell" and run.outcome != "unfinished":
+        return written_paths(run.command)
+    return ()
+
+
+def locate(path: str, root: str) -> tuple[Where, str]:
+    """Where ``path`` (as a command or tool wrote it, run from the project's root) lies, read
+    lexically (``..``, ``.`` and repeated slashes resolved; symlinks are the caller's, who can
+    look): ("project", the project-relative path, "" for the root), ("outside", the normalised
+    absolute path), or ("unknown", path) for what the text cannot place — a variable, ``~``,
+    and a relative path that climbs out of the root (the shell's working directory may be
+    elsewhere in the project: ``cd src`` persists between calls)."""
+    if not path or path.startswith(("$", "~")) or "\0" in path:
+        return "unknown", path
+    norm = posixpath.normpath(path)
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    if not norm.startswith("/"):
+        if norm == ".." or norm.startswith("../"):
+            return "unknown", path
+        return "project", "" if norm == "." else norm
+    top = posixpath.normpath(root) if root else ""
+    if top and (norm == top or top == "/" or norm.startswith(top + "/")):
+        return "project", norm[len(top) :].lstrip("/") if top != "/" else norm.lstrip("/")
+    return "outside", norm
 
 
 def in_project(path: str, root: str) -> bool:
-    """Whether ``path`` (as the command wrote it, run from the project's root) is in the
-    project: a relative path is; an absolute one under ``root`` is; ``/tmp/x``, ``$TMPDIR/x``
-    or ``~/x`` elsewhere are not (scratch space is not code)."""
-    if path.startswith(("$", "~")):
-        return False
-    if not path.startswith("/"):
-        return True
-    root = root.rstrip("/")
-    return bool(root) and (path == root or path.startswith(root + "/"))
+    """Whether ``path`` is in the project at ``root`` as the text shows (``locate``): ``/tmp/x``,
+    ``$TMPDIR/x``, ``~/x`` or ``../x`` are not (scratch space, or a place it cannot tell)."""
+    return locate(path, root)[0] == "project"
 
 
-def _segment_writes(segment: str) -> list[str]:
-    try:
-        words = shlex.split(segment, comments=True)
-    except ValueError:  # an unbalanced quote: judge the plain words
-        words = segment.split()
-    words = [w for w in without_redirections(words) if not _ASSIGNMENT.fullmatch(w)]
-    while words and words[0] in ("sudo", "command", "env", "nohup", "time"):
+def inside(rel: str, folder: str) -> bool:
+    """Whether the project-relative ``rel`` is ``folder`` or under it (both normalised)."""
+    folder = posixpath.normpath(folder.strip("/"))
+    return rel == folder or rel.startswith(folder + "/")
+
+
+def _read(command: str, found: _Found, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        found.unknown.append(command.strip()[:80])
+        return
+    text, docs = split_heredocs(command)
+    for simple in simple_commands(text):
+        _simple(simple, found, depth)
+    for opener, body in docs:  # ``bash <<'EOF'``: the body is a script
+        if any(_is_shell_reading_stdin(s) for s in simple_commands(opener)):
+            _read(body, found, depth + 1)
+
+
+def _simple(simple: Simple, found: _Found, depth: int) -> None:
+    for redirect in simple.redirects:
+        if redirect.op not in _FILE_WRITES or redirect.target is None:
+            continue
+        target = redirect.target
+        if redirect.op == ">&" and (target.text.isdigit() or target.text == "-"):
+            continue  # 2>&1, >&-: a descriptor, not a file
+        found.target(target)
+    for inner in simple.inner:
+        _read(inner, found, depth + 1)
+    _command(list(simple.words), found, depth, bool(simple.redirects))
+
+
+def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> None:
+    """The writes of one command's words (wrappers such as ``sudo`` or ``xargs`` taken off)."""
+    fed = False  # under xargs: more operands come from its input
+    while words and (words[0].raw in _KEYWORDS or _is_assignment(words[0])):
         words = words[1:]
+    while words and words[0].literal and base(words[0].text) in _WRAPPERS:
+        name = base(words[0].text)
+        fed = fed or name == "xargs"
+        rest, values = _options(words[1:], _WRAPPERS[name])
+        if name == "env" and "S" in values:
+            _read(values["S"].text, found, depth + 1)
+        if name == "timeout" and rest:
+            rest = rest[1:]  # the duration
+        words = [w for w in rest if not (name in ("env", "sudo") and _is_assignment(w))]
+        words = list(_drop_assignments(words)) if name == "env" else words
     if not words:
-        return []
-    name, args = words[0].rsplit("/", 1)[-1], words[1:]
-    operands = [a for a in args if not a.startswith("-") and a not in _HARMLESS]
+        return
+    if not words[0].literal:
+        found.unknown.append(words[0].raw)  # ``$CMD args``, ``"$(which tee)" f``: who knows
+        return
+    name, args = base(words[0].text), words[1:]
+    before = len(found.paths) + len(found.unknown)
+    _program(name, args, found, depth, redirected)
+    if fed and len(found.paths) + len(found.unknown) == before and name in _OPERAND_WRITERS:
+        found.unknown.append(f"xargs {name}")  # ``xargs sed -i …``: the files come from input
+
+
+_OPERAND_WRITERS = frozenset({"tee", "sed", "perl", "ruby", "touch", "truncate", "dd"} | _COPIERS)
+
+
+def _program(name: str, args: list[Word], found: _Found, depth: int, redirected: bool) -> None:
     if name == "tee":
-        return operands
-    if name in _IN_PLACE and any(_in_place_flag(a) for a in args):
-        return operands[1:] if name == "sed" or _has_program(args) else operands
-    if name in _COPIERS and len(operands) >= 2:
-        return [operands[-1]]
-    return []
+        for word in _options(args, "")[0]:
+            found.target(word)
+    elif name == "sed":
+        _sed(args, found)
+    elif name in ("perl", "ruby"):
+        _perl(args, found)
+    elif name in _COPIERS or name in _LINKERS:
+        _copy(name, args, found)
+    elif name == "dd":
+        for word in args:
+            if word.text.startswith("of="):
+                found.target(Word(word.text[3:], word.raw, word.literal))
+    elif name == "truncate":
+        for word in _options(args, "sr")[0]:
+            found.target(word)
+    elif name == "touch":
+        for word in _options(args, "dtr")[0]:
+            found.target(word)
+    elif name in _SHELLS:
+        _shell(args, found, depth, redirected)
+    elif name == "eval":
+        if all(w.literal for w in args):
+            _read(" ".join(w.text for w in args), found, depth + 1)
+        else:
+            found.unknown.append(" ".join(w.raw for w in [Word("eval", "eval"), *args]))
+    elif name == "find":
+        _find(args, found, depth)
 
 
-def _in_place_flag(arg: str) -> bool:
-    if arg.startswith("--"):
-        return arg.startswith("--in-place")
-    return arg.startswith("-") and "i" in arg[1:3]
+def _sed(args: list[Word], found: _Found) -> None:
+    """``sed -i[SUFFIX] [-e SCRIPT | -f FILE]… [SCRIPT] FILE…``: the files after the script."""
+    operands, values = _options(args, "efl", optional="i", long_values=("expression", "file"))
+    if "i" not in values and "in-place" not in values:
+        return
+    scripted = any(k in values for k in ("e", "f", "expression", "file"))
+    for word in operands if scripted else operands[1:]:
+        found.target(word)
 
 
-def _has_program(args: list[str]) -> bool:
-    """``perl -pi -e 's/a/b/' f``: the first operand is the program, not a file."""
-    return any(a in ("-e", "-E") or (a.startswith("-") and a.endswith("e")) for a in args)
+def _perl(args: list[Word], found: _Found) -> None:
+    """``perl -pi[.bak] -e PROGRAM FILE…`` (the files), ``perl -i SCRIPT FILE…`` (after it)."""
+    operands, values = _options(args, "eEIMx", optional="i0l")
+    if "i" not in values:
+        return
+    for word in operands if ("e" in values or "E" in values) else operands[1:]:
+        found.target(word)
+
+
+def _copy(name: str, args: list[Word], found: _Found) -> None:
+    """``cp SRC… DEST``, ``cp -t DIR SRC…`` (``DIR/<name>`` each), ``ln [-s] TARGET [LINK]``."""
+    takes = {"install": "mogSt", "rsync": "eTf"}.get(name, "tS")
+    operands, values = _options(
+        args, takes, long_values=("target-directory", "suffix", "mode", "owner", "group")
+    )
+    if name == "install" and ("d" in values or "directory" in values):
+        return  # directories made, no file written
+    target_dir = values.get("t") or values.get("target-directory")
+    links = name in _LINKERS or any(k in values for k in ("s", "l", "link", "symbolic-link"))
+    if name == "rsync":
+        target_dir, links = None, False
+    written: list[Word] = []
+    if target_dir is not None:
+        if not target_dir.literal:
+            found.unknown.append(target_dir.raw)
+            return
+        for word in operands or [Word("", "")]:
+            leaf = posixpath.basename(word.text.rstrip("/")) if word.literal else ""
+            joined = posixpath.join(target_dir.text, leaf) if leaf else target_dir.text
+            written.append(Word(joined, joined, True))
+    elif name in _LINKERS and len(operands) == 1:
+        leaf = posixpath.basename(operands[0].text.rstrip("/"))
+        written.append(Word(leaf, leaf, operands[0].literal))
+    elif len(operands) >= 2:
+        written.append(operands[-1])
+    for word in written:
+        found.target(word)
+        if links:
+            found.links.append(word.raw if not word.literal else word.text)
+
+
+def _shell(args: list[Word], found: _Found, depth: int, redirected: bool) -> None:
+    """``bash -c 'LINE'`` (the line is read), ``bash`` reading its input (unknown, unless a
+    heredoc feeds it: that body is read), ``bash script.sh`` (a program: not seen)."""
+    for i, word in enumerate(args):
+        if word.text.startswith("-") and not word.text.startswith("--") and "c" in word.text:
+            line = args[i + 1] if i + 1 < len(args) else None
+            if line is None:
+                return
+            if line.literal:
+                _read(line.text, found, depth + 1)
+            else:
+                found.unknown.append(f"{word.raw} {line.raw}")
+            return
+    operands = [w for w in args if not w.text.startswith(("-", "+"))]
+    if (not operands or operands[0].text == "-s") and not redirected:
+        found.unknown.append("a script on the shell's input")
+
+
+def _find(args: list[Word], found: _Found, depth: int) -> None:
+    """``find … -exec CMD {} ;`` runs CMD; ``-fprint FILE`` writes FILE."""
+    i = 0
+    while i < len(args):
+        flag = args[i].text
+        if flag in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(args):
+            found.target(args[i + 1])
+        if flag in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = next(
+                (j for j in range(i + 1, len(args)) if args[j].text in (";", "+")), len(args)
+            )
+            _command(args[i + 1 : end], found, depth + 1, False)
+            i = end
+        i += 1
+
+
+def _is_shell_reading_stdin(simple: Simple) -> bool:
+    words = [w for w in simple.words if not _is_assignment(w)]
+    if not words or base(words[0].text) not in _SHELLS:
+        return False
+    return any(r.op in ("<<", "<<-") for r in simple.redirects) and not any(
+        w.text.startswith("-") and "c" in w.text and not w.text.startswith("--") for w in words[1:]
+    )
+
+
+def _is_assignment(word: Word) -> bool:
+    name, eq, _ = word.raw.partition("=")
+    return bool(eq) and name.isidentifier()
+
+
+def _drop_assignments(words: Sequence[Word]) -> Sequence[Word]:
+    i = 0
+    while i < len(words) and _is_assignment(words[i]):
+        i += 1
+    return words[i:]
+
+
+def _options(
+    args: Sequence[Word],
+    takes: str,
+    *,
+    optional: str = "",
+    long_values: tuple[str, ...] = (),
+) -> tuple[list[Word], dict[str, Word]]:
+    """The operands of ``args`` and its options: ``takes``, short options with a value (the
+    rest of the cluster or the next word: ``-t DIR``, ``-tDIR``); ``optional``, short options
+    whose value can only be attached (``-i.bak``); ``long_values``, long options that take the
+    next word when no ``=`` gives one. Each option maps to its value (an empty word when it
+    has none); options end at ``--``."""
+    operands: list[Word] = []
+    values: dict[str, Word] = {}
+    i, n = 0, len(args)
+    while i < n:
+        word = args[i]
+        text = word.text
+        if text == "--":
+            operands.extend(args[i + 1 :])
+            break
+        if text.startswith("--") and len(text) > 2:
+            key, eq, value = text[2:].partition("=")
+            if eq:
+                values[key] = Word(value, value, word.literal)
+            elif key in long_values and i + 1 < n:
+                values[key], i = args[i + 1], i + 1
+            else:
+                values[key] = Word("", "")
+        elif text.startswith("-") and len(text) > 1:
+            for j, letter in enumerate(text[1:], start=1):
+                if letter in optional:
+                    values[letter] = Word(text[j + 1 :], text[j + 1 :], word.literal)
+                    break
+                if letter in takes:
+                    attached = text[j + 1 :]
+                    if attached:
+                        values[letter] = Word(attached, attached, word.literal)
+                    elif i + 1 < n:
+                        values[letter], i = args[i + 1], i + 1
+                    break
+                values[letter] = Word("", "")
+        else:
+            operands.append(word)
+        i += 1
+    return operands, values
