@@ -38,9 +38,11 @@ def test_list_shows_routes_and_capabilities(
 def test_a_session_is_needed_and_routes_are_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Without any agent session the command says so; an unknown route is a usage error."""
-    code, _, err = gk(capsys, tmp_path, "start", "hard-bug")
-    assert code == 2 and "no agent session here yet" in err
+    """Without any agent session the command says so, with its own exit code 4 (seed003 D9:
+    it was 2, like an unknown route); an unknown route is a usage error, 2."""
+    for words in (("start", "hard-bug"), ("status",), ("complete",)):
+        code, _, err = gk(capsys, tmp_path, *words)
+        assert code == 4 and "no agent session here yet" in err, words
     code, _, err = gk(capsys, tmp_path, "start", "nope", "--session", "s")
     assert code == 2 and "unknown route 'nope'" in err
 

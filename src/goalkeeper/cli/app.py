@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     NOT_PASSED = 1  # the answer is "no": a gate is open, no marker found
     USAGE = 2  # bad flags or arguments (click's own code)
     INTERNAL = 3  # goalkeeper failed; never returned by `goalkeeper hook`
+    NO_SESSION = 4  # `workflow`, `mode`: no agent session to act on yet (start one, or --session)
 
 
 @dataclass(frozen=True, slots=True)

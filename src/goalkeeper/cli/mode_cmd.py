@@ -34,7 +34,7 @@ def mode_command(
     status shows the run; off ends it. The same works in the agent: /gk-mode (Claude Code) or
     /mode (Pi).
 
-    Exit status: 0 when done, 1 when refused (nothing to confirm), 2 without an agent session.
+    Exit status: 0 when done, 1 when refused (nothing to confirm), 4 without an agent session.
     """
     session, notes, row = as_prompt(app, session_id, " ".join(("/gk-mode", action, *task)))
     state: Any = (row.guards.get("modes", {}) if row else {}) or {}

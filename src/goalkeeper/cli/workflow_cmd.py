@@ -3,6 +3,9 @@
 ``list`` reads the catalog. The others act on one agent session's work item, through the same
 engine and rules as the agent's tools and the ``/workflow`` command (a transition must be legal
 here too). The procedure a change calls for reaches the agent at its next run.
+
+Exit codes, one meaning each: 0 done, 1 refused (the answer is no), 2 a bad argument (an
+unknown route), 4 no agent session to act on yet (seed003 D9: 2 used to mean both).
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ from typing import Any
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
+
+
+class NoSessionError(click.ClickException):
+    """Nothing to act on: no agent session in this project yet. Its own exit code, so a script
+    can tell it from a bad argument (2) and from a refusal (1)."""
+
+    exit_code = int(ExitCode.NO_SESSION)
+
 
 _SESSION = click.option(
     "--session", "session_id", help="The agent session (default: the most recently active one)."
@@ -71,7 +82,8 @@ def list_command(app: App, as_json: bool) -> int:
 def status_command(app: App, session_id: str | None, as_json: bool) -> int:
     """Show the session's active workflow (route, phase, work item), if any.
 
-    Exit status: 0 when a workflow is active, 1 when none is.
+    Exit status: 0 when a workflow is active, 1 when none is, 4 when there is no agent session
+    yet (start the agent, or pass --session).
     """
     return _run(app, session_id, "status", as_json)
 
@@ -88,7 +100,7 @@ def start_command(
     """Start ROUTE (see `goalkeeper workflow list`) in the session; TASK is not recorded.
 
     Exit status: 0 when started, 1 when refused (another workflow is active), 2 for an
-    unknown route.
+    unknown route, 4 when there is no agent session yet (start the agent, or pass --session).
     """
     from goalkeeper.config import load_config, relevant_env
     from goalkeeper.store.catalog_files import load_catalog
@@ -108,7 +120,8 @@ def start_command(
 def transition_command(app: App, target: str, session_id: str | None, as_json: bool) -> int:
     """Move the active workflow to TARGET, one of its allowed next procedures.
 
-    Exit status: 0 when moved, 1 when refused (the message lists the allowed ones).
+    Exit status: 0 when moved, 1 when refused (the message lists the allowed ones), 4 when
+    there is no agent session yet.
     """
     return _run(app, session_id, f"transition {target}", as_json)
 
@@ -120,7 +133,8 @@ def transition_command(app: App, target: str, session_id: str | None, as_json: b
 def complete_command(app: App, session_id: str | None, as_json: bool) -> int:
     """Complete the active workflow.
 
-    Exit status: 0 when completed, 1 when no workflow is active.
+    Exit status: 0 when completed, 1 when no workflow is active, 4 when there is no agent
+    session yet.
     """
     return _run(app, session_id, "complete", as_json)
 
@@ -133,7 +147,8 @@ def complete_command(app: App, session_id: str | None, as_json: bool) -> int:
 def cancel_command(app: App, reason: tuple[str, ...], session_id: str | None, as_json: bool) -> int:
     """Cancel the active workflow, with REASON when given.
 
-    Exit status: 0 when cancelled, 1 when no workflow is active.
+    Exit status: 0 when cancelled, 1 when no workflow is active, 4 when there is no agent
+    session yet.
     """
     return _run(app, session_id, " ".join(("cancel", *reason)), as_json)
 
@@ -153,7 +168,9 @@ def as_prompt(app: App, session_id: str | None, text: str) -> tuple[str, list[An
             store = supervisor.store
             rows = list_sessions(store.connection(), 1) if store.exists() else []
             if not rows:
-                raise fail("no agent session here yet: start the agent, or pass --session")
+                raise NoSessionError(
+                    "no agent session here yet: start the agent, or pass --session"
+                )
             session_id = rows[0].session_id
         actions = supervisor.handle([UserPrompt(session_id, text)]).actions
         row = get_session(supervisor.store.connection(), session_id)
