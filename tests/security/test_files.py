@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.store.goalfile import load_goal
-from goalkeeper.store.safe_read import UnsafeFile, read_capped, resolves_within
+from goalkeeper.store.safe_read import UnsafeFile, read_capped, resolves_within, sha256_of
 
 from .conftest import run_hook, session_start, stop
 
@@ -31,6 +31,24 @@ def test_read_capped_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     with pytest.raises(UnsafeFile) as info:
         read_capped(fifo, 1000)
     assert info.value.kind == "special" and "FIFO" in str(info.value)
+
+
+def test_a_content_hash_is_unknown_for_anything_but_the_regular_file_itself(
+    tmp_path: Path,
+) -> None:
+    """The hash behind a todo's file evidence and git's blob ids (one helper for both): a FIFO
+    is refused without blocking, a symlink is not followed, a file over the limit is not read."""
+    import hashlib
+
+    real = tmp_path / "real.txt"
+    real.write_bytes(b"evidence\n")
+    assert sha256_of(real, 1024) == hashlib.sha256(b"evidence\n").hexdigest()
+    assert sha256_of(real, 3) is None
+    (tmp_path / "link.txt").symlink_to(real)
+    assert sha256_of(tmp_path / "link.txt", 1024) is None
+    os.mkfifo(tmp_path / "pipe")
+    assert sha256_of(tmp_path / "pipe", 1024) is None
+    assert sha256_of(tmp_path / "missing", 1024) is None
 
 
 def test_read_capped_refuses_a_device_and_reads_at_most_the_limit(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goalkeeper.engine.ports import Runner, find_program
+from goalkeeper.store.safe_read import open_exact
 
 GIT_TIMEOUT_S = 10.0
 
@@ -174,15 +175,6 @@ _HEX_LENGTH = {"sha1": 40, "sha256": 64}
 _HEAD = ("-q", "--verify", "HEAD^{commit}")  # the commit, or exit 1 before the first one
 _RECORD = re.compile(r"(\d{6}) (blob|tree|commit) ([0-9a-f]{40}|[0-9a-f]{64})\t(.+)", re.DOTALL)
 _READ_CHUNK = 1 << 20
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | os.O_NONBLOCK
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
 @dataclass(frozen=True, slots=True)
 class _Entry:
     kind: str  # "blob", "tree" or "commit" (a submodule)
@@ -344,15 +336,11 @@ def blob_ids(path: str, algorithm: str) -> frozenset[str] | None:
     into LF, and as a Git LFS pointer. None if it is not a regular file that can be read whole
     (a FIFO, a device, larger than ``MAX_HASH_BYTES``, changing while it is read). Never
     blocks: the file is opened non-blocking, and a symlink is not followed."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except (OSError, ValueError):
+    opened = open_exact(path, MAX_HASH_BYTES)
+    if opened is None:
         return None
+    fd, size = opened
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_HASH_BYTES:
-            return None
-        size = st.st_size
         raw = hashlib.new(algorithm, b"blob %d\0" % size)
         content = hashlib.sha256()
         crlf = 0

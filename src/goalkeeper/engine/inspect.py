@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from goalkeeper.config import Config
 from goalkeeper.core.todos.evidence import PROJECT_FOLDER
 from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, TestReplay, VerifyRun
+from goalkeeper.store.safe_read import sha256_of
 
 if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
     from goalkeeper.engine.ports import Completed, Runner
@@ -82,9 +83,9 @@ def allowed_commands(project: Path, config: Config) -> tuple[str, ...]:
 
 def test_commands(project: Path, config: Config) -> tuple[str, ...]:
     """The project's test commands: the user's ``test-command``, else what its files declare."""
-    from goalkeeper.store.project import declared_test_commands
+    from goalkeeper.store.project import project_tests
 
-    return (config.test_command,) if config.test_command else declared_test_commands(project)
+    return project_tests(project, config.test_command).accepted
 
 
 def run_project_command(
@@ -129,7 +130,7 @@ def _file_fact(project: Path, path: str) -> FileFact:
         return FileFact(path, True, st.st_mtime, rel=rel, kind="folder")
     if not stat.S_ISREG(st.st_mode):
         return FileFact(path, True, st.st_mtime, rel=rel, kind="other")
-    return FileFact(path, True, st.st_mtime, digest=_digest(resolved, MAX_CLAIM_BYTES), rel=rel)
+    return FileFact(path, True, st.st_mtime, digest=sha256_of(resolved, MAX_CLAIM_BYTES), rel=rel)
 
 
 MAX_CLAIM_BYTES = 64 << 20
@@ -193,7 +194,7 @@ def _snapshot(root: Path) -> FileFact:
                 break
             digest = ""
             if size <= min(MAX_SNAPSHOT_FILE_BYTES, budget):
-                digest = _digest(entry.path, MAX_SNAPSHOT_FILE_BYTES) or ""
+                digest = sha256_of(entry.path, MAX_SNAPSHOT_FILE_BYTES) or ""
                 budget -= size
             elif size <= MAX_SNAPSHOT_FILE_BYTES:
                 complete = False  # the byte budget is spent: this file and the rest are unread
@@ -207,42 +208,6 @@ def _snapshot(root: Path) -> FileFact:
         skipped=tuple(skipped),
         complete=complete and not folders,
     )
-
-
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | os.O_NONBLOCK
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
-def _digest(path: str, limit: int) -> str | None:
-    """The sha256 of a regular file's content, or None: not a regular file (a FIFO is opened
-    non-blocking and refused), a symlink, larger than ``limit``, or changing while read."""
-    import hashlib
-
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except (OSError, ValueError):
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        digest = hashlib.sha256()
-        read = 0
-        while data := os.read(fd, 1 << 20):
-            digest.update(data)
-            read += len(data)
-            if read > st.st_size:
-                return None
-        return digest.hexdigest() if read == st.st_size else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _relative_to(root: Path, resolved: str) -> str | None:

@@ -94,6 +94,53 @@ def open_regular(path: Path | str) -> int:
     return fd
 
 
+_NOFOLLOW = _FLAGS | getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_exact(path: Path | str, limit: int) -> tuple[int, int] | None:
+    """A read descriptor (the caller closes it) and the size of the regular file that is
+    ``path`` itself, at most ``limit`` bytes; None for anything else: missing, a symlink (not
+    followed), a FIFO or device (opened non-blocking, never waited on), larger. For hashing a
+    file's content where a wrong file must count as unknown, not as read."""
+    try:
+        fd = os.open(os.fspath(path), _NOFOLLOW)
+    except (OSError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+        os.close(fd)
+        return None
+    return fd, st.st_size
+
+
+def sha256_of(path: Path | str, limit: int) -> str | None:
+    """The sha256 of the regular file ``path`` (``open_exact``'s rules), or None, also when
+    it changed size while it was read."""
+    import hashlib
+
+    opened = open_exact(path, limit)
+    if opened is None:
+        return None
+    fd, size = opened
+    try:
+        digest = hashlib.sha256()
+        read = 0
+        while data := os.read(fd, _CHUNK):
+            digest.update(data)
+            read += len(data)
+            if read > size:
+                return None
+        return digest.hexdigest() if read == size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def resolves_within(path: Path | str, folder: Path | str) -> bool:
     """Whether ``path``, symlinks resolved, lies inside ``folder`` (also resolved)."""
     real = os.path.realpath(path)
