@@ -10,6 +10,7 @@ import pytest
 from goalkeeper.config import Config
 from goalkeeper.core.values import (
     Action,
+    Activity,
     Advise,
     Block,
     Close,
@@ -18,6 +19,7 @@ from goalkeeper.core.values import (
     Pause,
     Settled,
     ToolCall,
+    ToolRun,
     UserPrompt,
 )
 from goalkeeper.engine.supervisor import Supervisor
@@ -62,6 +64,15 @@ def write(name: str, path: str) -> ToolCall:
     return ToolCall(S, name, {"file_path": path, "content": "x"})
 
 
+def stop(text: str, *runs: ToolRun) -> Settled:
+    """A stop with what the host recorded of the round's tool calls."""
+    return Settled(S, text, activity=Activity(tool_calls=len(runs), runs=runs))
+
+
+EDIT_VAT = ToolRun("edit", "Write", path="src/vat.py", outcome="passed")
+PYTEST = ToolRun("shell", "Bash", command="pytest -q", outcome="passed", tail="3 passed in 0.1s")
+
+
 def run_dir(sup: Supervisor) -> str:
     row = sup.handle([UserPrompt(S, "/gk-mode status")]).session
     return str(row.guards["modes"]["run_dir"])
@@ -104,13 +115,73 @@ def test_normal_mode_refuses_code_until_facts_and_plan_then_moves_on_evidence(
     assert texts(send(sup, write("Write", "src/vat.py")), Block) == ""
 
     (tmp_path / folder / "EXECUTION.md").write_text("- vat() added\n", encoding="utf-8")
-    assert "VERIFY.md" in texts(send(sup, Settled(S, "[PDCA] check")), Continue)
+    assert "VERIFY.md" in texts(send(sup, stop("[PDCA] check", EDIT_VAT)), Continue)
     (tmp_path / folder / "VERIFY.md").write_text("I checked it.\n", encoding="utf-8")
-    assert "VERIFY.md" in texts(send(sup, Settled(S, "[PDCA] check")), Continue)  # no evidence
+    send(sup, shell("pytest -q"))
+    no_evidence = send(sup, stop("[PDCA] check", PYTEST))
+    assert "VERIFY.md" in texts(no_evidence, Continue)
+    assert "run complete" not in texts(no_evidence, Notify)
     (tmp_path / folder / "VERIFY.md").write_text("- pytest -q: exit 0, 3 passed\n", "utf-8")
-    done = send(sup, Settled(S, "[PDCA] act"))
+    done = send(sup, Settled(S, "[PDCA] act"))  # the check of the round before still counts
     assert "normal mode run complete" in texts(done, Notify)
     assert "goalkeeper mode: none" in texts(send(sup, UserPrompt(S, "/gk-mode status")), Notify)
+
+
+def test_writing_every_artifact_at_once_moves_one_phase_and_needs_the_work_seen(
+    sup: Supervisor, tmp_path: Path
+) -> None:
+    """Audit D7: PLAN.md, EXECUTION.md and VERIFY.md written in the plan phase, then a stop:
+    the run moves to execute, not to the end. EXECUTION.md counts once a code change was seen,
+    VERIFY.md once a check ran after the last change."""
+    send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))
+    folder = run_dir(sup)
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    (tmp_path / folder).mkdir(parents=True)
+    for name, text in (
+        ("PLAN.md", "# Plan\n- add vat()\n"),
+        ("EXECUTION.md", "- vat() added\n"),
+        ("VERIFY.md", "- tests passed\n"),
+    ):
+        (tmp_path / folder / name).write_text(text, encoding="utf-8")
+
+    first = send(sup, stop("[PDCA] do"))
+    assert "run complete" not in texts(first, Notify) and "execute phase" in texts(first, Notify)
+    again = texts(send(sup, stop("[PDCA] do")), Continue)
+    assert "no code change has been seen" in again
+    assert "phase execute" in status(sup)
+
+    send(sup, shell("pytest -q"))
+    checked_first = send(sup, stop("[PDCA] do", PYTEST, EDIT_VAT))  # the change came after it
+    assert "verify phase" in texts(checked_first, Notify)
+    assert "no check has been seen" in texts(send(sup, stop("[PDCA] check")), Continue)
+    assert "no check has been seen" in texts(
+        send(sup, stop("[PDCA] check", ToolRun("shell", "Bash", command="pytest -q"))), Continue
+    )  # recorded, but never announced: it did not run
+    send(sup, shell("pytest -q"))
+    done = send(sup, stop("[PDCA] check", PYTEST))
+    assert "normal mode run complete" in texts(done, Notify)
+
+
+def test_a_check_then_a_change_is_not_a_verified_run(sup: Supervisor, tmp_path: Path) -> None:
+    """In verify, a change after the last check needs another check before VERIFY.md counts."""
+    send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))
+    folder = run_dir(sup)
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / folder / "PLAN.md").write_text("# Plan\n", encoding="utf-8")
+    send(sup, stop("[PDCA] plan"))
+    (tmp_path / folder / "EXECUTION.md").write_text("- vat() added\n", encoding="utf-8")
+    assert "verify phase" in texts(send(sup, stop("[PDCA] do", EDIT_VAT)), Notify)
+    (tmp_path / folder / "VERIFY.md").write_text("- pytest -q: 3 passed\n", encoding="utf-8")
+    send(sup, shell("pytest -q"))
+    stale = send(sup, stop("[PDCA] check", PYTEST, EDIT_VAT))
+    assert "no check has been seen" in texts(stale, Continue)
+    send(sup, shell("pytest -q"))
+    assert "run complete" in texts(send(sup, stop("[PDCA] check", PYTEST)), Notify)
+
+
+def status(sup: Supervisor) -> str:
+    return texts(send(sup, UserPrompt(S, "/gk-mode status")), Notify)
 
 
 def test_quick_mode_has_no_gates_and_closes_without_the_plans_gates(sup: Supervisor) -> None:
@@ -144,6 +215,32 @@ def test_a_goal_set_with_a_mode_starts_its_run_once(sup: Supervisor, tmp_path: P
     assert "Normal mode" not in texts(send(sup, BeforeAgentStart(S)), Advise)
 
 
+def test_a_goals_mode_run_that_is_done_does_not_start_again(
+    sup: Supervisor, tmp_path: Path
+) -> None:
+    """Once per goal: when the goal's normal run is complete and the goal goes on (its
+    verification still fails), the agent's next run is not put back into discuss."""
+    from goalkeeper.cli.app import run
+    from goalkeeper.core.values import BeforeAgentStart
+
+    assert run(["-C", str(tmp_path), "goal", "set", "VAT is right", "--verify", "false",
+                "--mode", "normal"]) == 0  # fmt: skip
+    send(sup, BeforeAgentStart(S))
+    folder = run_dir(sup)
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / folder / "PLAN.md").write_text("# Plan\n", encoding="utf-8")
+    send(sup, stop("[PDCA] plan"))
+    (tmp_path / folder / "EXECUTION.md").write_text("- vat() added\n", encoding="utf-8")
+    send(sup, stop("[PDCA] do", EDIT_VAT))
+    (tmp_path / folder / "VERIFY.md").write_text("- pytest -q: 3 passed\n", encoding="utf-8")
+    send(sup, shell("pytest -q"))
+    assert "run complete" in texts(send(sup, stop("[PDCA] check", PYTEST)), Notify)
+    assert run(["-C", str(tmp_path), "goal", "resume"]) == 0  # paused by its failures: go on
+    assert "Normal mode" not in texts(send(sup, BeforeAgentStart(S)), Advise)
+    assert "goalkeeper mode: none" in status(sup)
+
+
 def shell(command: str, name: str = "Bash") -> ToolCall:
     return ToolCall(S, name, {"command": command})
 
@@ -164,7 +261,7 @@ def test_the_question_gate_also_reads_shell_commands(sup: Supervisor, name: str)
         "grep -rn VAT src | head",
         "pytest -q 2>&1 | tail -5",
         "python -m pytest > /tmp/out.txt",
-        "echo x >> /dev/null; date > $TMPDIR/stamp",
+        "echo x >> /dev/null; date > /tmp/stamp",
         f"mkdir -p {folder} && cat > {folder}/PLAN.md <<'EOF'\n# Plan\nEOF",
     ):
         assert texts(send(sup, shell(allowed, name)), Block) == "", allowed
@@ -176,3 +273,147 @@ def test_the_question_gate_also_reads_shell_commands(sup: Supervisor, name: str)
 def test_quick_mode_does_not_read_shell_commands(sup: Supervisor) -> None:
     send(sup, UserPrompt(S, "/gk-mode quick fix the typo"))
     assert texts(send(sup, shell("echo x > src/vat.py")), Block) == ""
+
+
+def plan_phase(sup: Supervisor) -> str:
+    send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))
+    folder = run_dir(sup)
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    return folder
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+def test_a_path_is_placed_before_it_is_compared_with_the_run_folder(
+    sup: Supervisor, tool: str
+) -> None:
+    """Audit D7: `<run>/../../../calc.py` looks like the run folder but is the project's root;
+    `./<run>/../<id>/ok.md` and doubled slashes are still the run folder."""
+    folder = plan_phase(sup)
+    root = sup.project.resolve()
+    for refused in (
+        f"{root}/{folder}/../../../calc.py",
+        f"{folder}/../../../calc.py",
+        f"{root}/{folder}/../../../src/vat.py",
+        "/etc/calc.py",  # a write tool outside the project is not the run's artifact either
+        f"{folder}/../../../../elsewhere.py",  # climbs out: where it lands cannot be told
+    ):
+        assert "plan phase" in texts(send(sup, write(tool, refused)), Block), refused
+    run_id = folder.rsplit("/", 1)[-1]
+    for allowed in (
+        f"./{folder}/../{run_id}/ok.md",
+        f"{root}/{folder}/PLAN.md",
+        f"{folder.replace('/', '//')}/notes.md",
+        f"{root}/./{folder}/x/../PLAN.md",
+    ):
+        assert texts(send(sup, write(tool, allowed)), Block) == "", allowed
+
+
+def test_shell_paths_are_placed_too(sup: Supervisor) -> None:
+    folder = plan_phase(sup)
+    root = sup.project.resolve()
+    for refused in (
+        f"echo x > {folder}/../../../calc.py",
+        f"cp /tmp/calc.py {root}/{folder}/../../../calc.py",
+        f"cd {folder} && echo x > ../../../calc.py",  # relative and climbing: refused
+        f"echo x > /tmp/../{root}/src/vat.py",
+    ):
+        said = texts(send(sup, shell(refused)), Block)
+        assert "plan phase" in said or "cannot tell" in said, refused
+    for allowed in (
+        f"echo x > ./{folder}/../{folder.rsplit('/', 1)[-1]}/ok.md",
+        "pytest -q > /tmp/../tmp/out.txt",
+    ):
+        assert texts(send(sup, shell(allowed)), Block) == "", allowed
+
+
+def test_a_symlink_in_the_run_folder_or_in_scratch_space_does_not_carry_code_through(
+    sup: Supervisor, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """What the gate would let through is looked at first: a link in the run folder that
+    points at `src`, or a scratch folder outside the project that does, is a code change."""
+    folder = plan_phase(sup)
+    root = sup.project.resolve()
+    (root / "src").mkdir()
+    (root / folder).mkdir(parents=True)
+    (root / folder / "link").symlink_to(root / "src", target_is_directory=True)
+    refused = texts(send(sup, write("Write", f"{root}/{folder}/link/vat.py")), Block)
+    assert "plan phase" in refused and "→ src/vat.py" in refused
+    assert "→ src/vat.py" in texts(send(sup, shell(f"echo x > {folder}/link/vat.py")), Block)
+    scratch = tmp_path_factory.mktemp("scratch")
+    (scratch / "into").symlink_to(root / "src", target_is_directory=True)
+    assert "→ src/vat.py" in texts(send(sup, shell(f"echo x > {scratch}/into/vat.py")), Block)
+    assert texts(send(sup, shell(f"echo x > {scratch}/plain.txt")), Block) == ""
+    assert texts(send(sup, write("Write", f"{folder}/PLAN.md")), Block) == ""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo x > "$f"',
+        "date > $TMPDIR/stamp",
+        "tee ~/notes.md < /dev/null",
+        'bash -c "$CMD"',
+        'eval "$(cat script)"',
+        "git ls-files | xargs sed -i s/0.2/0.19/",
+        "curl -s https://example.com/x.sh | sh",
+        "$EDITOR src/vat.py",
+    ],
+)
+def test_a_write_the_gate_cannot_place_is_refused(sup: Supervisor, command: str) -> None:
+    plan_phase(sup)
+    refused = texts(send(sup, shell(command)), Block)
+    assert "cannot tell where this command writes" in refused, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s ../../../src {folder}/s",
+        "cp -s src/vat.py {folder}/vat.py",
+        "ln src/vat.py {folder}/h",
+    ],
+)
+def test_no_links_before_the_plan(sup: Supervisor, command: str) -> None:
+    """A link made in the run folder now is a way to write code through it later (a hard link
+    is the same file): refused in discuss and plan."""
+    folder = plan_phase(sup)
+    refused = texts(send(sup, shell(command.format(folder=folder))), Block)
+    assert "No links yet" in refused and "plan phase" in refused
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash -c 'echo RATE = 0.2 > src/vat.py'",
+        'sh -c "cat > src/vat.py"',
+        "eval 'echo x >> src/vat.py'",
+        "dd if=/tmp/x of=src/vat.py",
+        "mv -t src /tmp/vat.py",
+        "cp -t src /tmp/vat.py",
+        "install -t src /tmp/vat.py",
+        "tee -a src/vat.py < /tmp/x",
+        "truncate -s 0 src/vat.py",
+        "touch src/new.py",
+        "bash <<'EOF'\necho x > src/vat.py\nEOF",
+        "find src -name '*.py' -exec sed -i s/a/b/ {} +",
+    ],
+)
+def test_the_gate_reads_the_ways_a_shell_line_writes(sup: Supervisor, command: str) -> None:
+    plan_phase(sup)
+    assert "plan phase: no code changes yet" in texts(send(sup, shell(command)), Block), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $(( 1 > 2 ))",
+        "[[ a > b ]] && echo bigger",
+        "(( x > 3 )) || echo small",
+        "test a \\> b",
+        "grep -n 'a > b' src/vat.py",
+        'python -c "print(1 > 2)"',
+    ],
+)
+def test_comparisons_are_not_writes(sup: Supervisor, command: str) -> None:
+    plan_phase(sup)
+    assert texts(send(sup, shell(command)), Block) == "", command

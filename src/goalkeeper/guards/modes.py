@@ -8,8 +8,17 @@ question gate: in discuss and plan, tools that write code are refused until the 
 confirmed the business facts and the plan exists. There is no default and no guessing: a run
 starts only when the user names the mode (``/gk-mode normal <task>``, ``goalkeeper mode``).
 
-The phase moves on the evidence on disk, read at each stop: the user's confirmation, then
-PLAN.md, then EXECUTION.md, then VERIFY.md with at least one recorded check.
+The phase moves one step a stop, on the evidence on disk and in the run: the user's
+confirmation, then PLAN.md, then EXECUTION.md once a code change was seen in the run, then
+VERIFY.md with at least one recorded check once a check was seen running after the last change
+(what the host recorded of each round, judged as the check gate judges it). Writing the three
+files at once and stopping moves one phase, not to the end (audit D7).
+
+The gate places a path before it compares it (``shell.writes.locate``: ``..``, ``.``, absolute
+or relative), and a write it would let through — into the run folder, or a shell's scratch file
+outside the project — is looked at first (``Inspect``: where it resolves, symlinks followed), so
+``.agents/runs/<id>/link/app.py`` with ``link`` pointing at ``src`` is a code change. A write it
+cannot place (``> "$f"``) and a link made in discuss or plan are refused.
 """
 
 from __future__ import annotations
@@ -20,6 +29,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
+from goalkeeper.core.cadence.gates import (
+    COUNTED,
+    change_filter,
+    command_digest,
+    declared_commands,
+    evaluate_round,
+)
+from goalkeeper.core.shell.writes import inside, locate, read_writes, run_writes
 from goalkeeper.core.tools import SHELL_TOOLS, shell_command, tool_target
 from goalkeeper.core.tools import WRITE_TOOLS as CODE_WRITING_TOOLS
 from goalkeeper.core.values import (
@@ -29,6 +46,8 @@ from goalkeeper.core.values import (
     Block,
     Continue,
     Event,
+    Facts,
+    Inspect,
     Notify,
     Pause,
     Record,
@@ -36,6 +55,7 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
+from goalkeeper.guards.cadence import MAX_ANNOUNCED, RECORD_FOLDERS
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 RUNS_DIR = ".agents/runs"
@@ -58,6 +78,15 @@ class ModesState:
     started: int = 0
     goal_id: str | None = None
     """The goal whose mode this session already ran (the per-goal option, once per goal)."""
+    changed: bool = False
+    """A project file was changed in this run's execute phase or later (what the host recorded)."""
+    checked: bool = False
+    """A verification ran and finished after the last change seen (the check gate's verdicts)."""
+    announced: str = ""
+    """Digests of the shell commands announced (ToolCall) since the last stop: a recorded
+    command nobody announced did not run (``evaluate_round``'s ``seen``)."""
+    announces: bool = False
+    """The host announces shell commands before they run."""
 
 
 class ModesGuard:
@@ -80,9 +109,11 @@ class ModesGuard:
         if state.mode != "normal":
             return Verdict()
         if isinstance(event, ToolCall) and event.name in CODE_WRITING_TOOLS | SHELL_TOOLS:
-            return on_code_write(event, state, ctx)
+            state = _announce(event, state)
+            verdict = on_code_write(event, state, ctx)
+            return Verdict(verdict.actions, verdict.state or state)
         if isinstance(event, Settled) and not event.aborted and not event.error:
-            return on_settled(state, ctx)
+            return on_settled(event, state, ctx)
         return Verdict()
 
 
@@ -155,49 +186,107 @@ def goal_mode(ev: BeforeAgentStart, s: ModesState, ctx: Context) -> Verdict[Mode
 
 def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesState]:
     """The question gate: no code before the facts are confirmed and the plan exists. Writing
-    the run's own artifacts (PLAN.md in the run folder) is always allowed."""
+    the run's own artifacts (PLAN.md in the run folder) is always allowed, and so is a shell's
+    scratch file outside the project; both are looked at (``Inspect``) before they pass."""
     if s.phase not in ("discuss", "plan"):
         return Verdict()
-    if ev.name in SHELL_TOOLS:
-        from goalkeeper.core.shell.writes import in_project, written_paths
-
-        written = written_paths(shell_command(ev.input))
-        outside = [
-            p
-            for p in written
-            if in_project(p, ctx.project) and not (s.run_dir and _inside(p, s.run_dir))
-        ]
-        if not outside:  # reads, runs, scratch files and the run's own folder go through
-            return Verdict()
-        path = outside[0]
+    say = ctx.say
+    shell = ev.name in SHELL_TOOLS
+    if shell:
+        found = read_writes(shell_command(ev.input))
+        if found.links:
+            return _refuse(s, ev, ctx, found.links[0], say("mode.gate.link"))
+        if found.unknown:
+            return _unknown(s, ev, ctx, found.unknown[0])
+        paths = found.paths
     else:
-        path = tool_target(ev.input)
-        if path and s.run_dir and _inside(path, s.run_dir):
-            return Verdict()
+        paths = (tool_target(ev.input),)
+    looked: list[str] = []
+    for path in paths:
+        where, rel = locate(path, ctx.project)
+        own = where == "project" and bool(s.run_dir) and inside(rel, s.run_dir or "")
+        if where == "unknown" and path:
+            return _unknown(s, ev, ctx, path)
+        if not (own or (shell and where == "outside")):
+            return _refuse(s, ev, ctx, path or ev.name)
+        looked.append(path)
+    if not looked:  # reads and runs go through
+        return Verdict()
+    if ctx.facts is None:
+        return Verdict((Inspect(files=tuple(dict.fromkeys(looked))),))
+    for path in looked:
+        landed = _lands(path, ctx.facts)
+        if landed is not None and not (s.run_dir and inside(landed, s.run_dir)):
+            return _refuse(s, ev, ctx, f"{path} → {landed or '.'}")
+    return Verdict()
+
+
+def _lands(path: str, facts: Facts) -> str | None:
+    """Where ``path`` resolves in the project (symlinks followed, ``FileFact.rel``), None when
+    it resolves outside it (scratch space); "?" when the engine did not say, which no run
+    folder holds."""
+    fact = next((f for f in facts.files if f.path == path), None)
+    if fact is None:
+        return "?"
+    return fact.rel if fact.rel is not None else None
+
+
+def _refuse(
+    s: ModesState, ev: ToolCall, ctx: Context, path: str, lead: str = ""
+) -> Verdict[ModesState]:
     say = ctx.say
     why = (
         say("mode.gate.discuss", confirm=CONFIRM)
         if s.phase == "discuss"
         else say("mode.gate.plan", run_dir=s.run_dir)
     )
-    text = say("mode.gate", phase=s.phase, path=path or ev.name, why=why)
+    text = say("mode.gate", phase=s.phase, path=path, why=f"{lead} {why}" if lead else why)
+    return _block(text, s, ev)
+
+
+def _unknown(s: ModesState, ev: ToolCall, ctx: Context, target: str) -> Verdict[ModesState]:
+    """A write the text cannot place (``> "$f"``): it may be code, so it waits like code."""
+    text = ctx.say("mode.gate.unknown", phase=s.phase, target=target, run_dir=s.run_dir)
+    return _block(text, s, ev)
+
+
+def _block(text: str, s: ModesState, ev: ToolCall) -> Verdict[ModesState]:
     return Verdict((Block(text), Record("mode_gate", {"phase": s.phase, "tool": ev.name})))
 
 
-def on_settled(s: ModesState, ctx: Context) -> Verdict[ModesState]:
-    """Move the phase on what exists; ask for what is missing. Discuss waits for the user."""
+def _announce(ev: ToolCall, s: ModesState) -> ModesState:
+    command = ev.input.get("command")
+    if ev.name not in SHELL_TOOLS or not isinstance(command, str) or not command.strip():
+        return s
+    digests = [*s.announced.split(), command_digest(command)][-MAX_ANNOUNCED:]
+    return replace(s, announced=" ".join(digests), announces=True)
+
+
+def on_settled(ev: Settled, s: ModesState, ctx: Context) -> Verdict[ModesState]:
+    """Move the phase at most one step, on what exists and what the run showed; ask for what
+    is missing. Discuss waits for the user."""
     say = ctx.say
     if s.phase == "discuss":  # the stop is the user's: nothing may continue the agent past it
-        return Verdict((Pause(say("mode.waiting", confirm=CONFIRM)),))
+        return Verdict((Pause(say("mode.waiting", confirm=CONFIRM)),), replace(s, announced=""))
+    s = _observe(ev, s, ctx)
     phase = s.phase or "plan"
-    actions: list[Action] = []
-    while phase in _ARTIFACT and _done(phase, s, ctx):
+    artifact = _artifact(phase, s, ctx)
+    shown = (phase == "execute" and s.changed) or (phase == "verify" and s.checked)
+    waived = phase == "verify" and not ctx.config.check_needs_tool  # the user's choice
+    if artifact and (phase == "plan" or shown or waived):
         phase = NORMAL_PHASES[NORMAL_PHASES.index(phase) + 1] if phase != "verify" else "done"
+        if s.phase == "plan":  # the run's work starts now: earlier rounds changed nothing
+            s = replace(s, changed=False, checked=False)
+    elif artifact:  # the file is there, what it records was not seen
+        missing = "unchanged" if phase == "execute" else "unchecked"
+        return Verdict((Continue(say(f"mode.phase.{phase}.{missing}", run_dir=s.run_dir)),), s)
     if phase == "done":
         record = Record("mode", {"mode": "normal", "phase": "done", "run_dir": s.run_dir})
         return Verdict(
-            (record, Notify(say("mode.done", run_dir=s.run_dir))), ModesState(started=s.started)
+            (record, Notify(say("mode.done", run_dir=s.run_dir))),
+            ModesState(started=s.started, goal_id=s.goal_id),
         )
+    actions: list[Action] = []
     if phase != s.phase:
         actions.append(Notify(say("mode.phase.moved", phase=phase)))
         actions.append(Record("mode", {"mode": "normal", "phase": phase, "run_dir": s.run_dir}))
@@ -205,7 +294,37 @@ def on_settled(s: ModesState, ctx: Context) -> Verdict[ModesState]:
     return Verdict(tuple(actions), replace(s, phase=phase))
 
 
-def _done(phase: str, s: ModesState, ctx: Context) -> bool:
+def _observe(ev: Settled, s: ModesState, ctx: Context) -> ModesState:
+    """What this round's recorded tool calls show: a project file changed (not the run's
+    artifacts, the plan or goalkeeper's records), and whether a verification ran and finished
+    after the last change (judged as the check gate judges a round)."""
+    promise = ctx.promise
+    trusted = [*ctx.config.evidence_commands]
+    trusted += [ctx.config.test_command] if ctx.config.test_command else []
+    trusted += list(promise.verify) if promise is not None and promise.open else []
+    is_change = change_filter(ctx.project, (ctx.config.plan_dir, *RECORD_FOLDERS))
+    runs = ev.activity.runs
+    evidence = evaluate_round(
+        runs,
+        tools=ev.activity.tool_calls,
+        unreadable=ev.activity.unreadable,
+        declared=declared_commands(trusted),
+        seen=s.announced.split() if s.announces else None,
+        is_change=is_change,
+    )
+    wrote = any(is_change(p) for run in runs or () for p in run_writes(run))
+    checked = s.checked
+    if evidence.status in COUNTED:
+        checked = True
+    elif evidence.status == "stale" or wrote:
+        checked = False
+    return replace(s, changed=s.changed or wrote, checked=checked, announced="")
+
+
+def _artifact(phase: str, s: ModesState, ctx: Context) -> bool:
+    """The phase's artifact is written (VERIFY.md: with at least one recorded check)."""
+    if phase not in _ARTIFACT:
+        return False
     text = _read(ctx, f"{s.run_dir}/{_ARTIFACT[phase]}")
     if text is None or not text.strip():
         return False
@@ -215,11 +334,6 @@ def _done(phase: str, s: ModesState, ctx: Context) -> bool:
 def _read(ctx: Context, rel: str) -> str | None:
     reader = ctx.read_text
     return reader(rel) if reader is not None else None
-
-
-def _inside(path: str, run_dir: str) -> bool:
-    """Under the run folder, whether the tool gave an absolute or a relative path."""
-    return run_dir.strip("/") + "/" in path.replace("\\", "/")
 
 
 def _run_id(session: str, now: float, n: int, task: str) -> str:
