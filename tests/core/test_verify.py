@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from goalkeeper.core.goals.verify import (
     DEFAULT_TEST_GLOBS,
+    VerifyRequest,
+    command_kind,
     failing_lines,
     failure_headline,
     failure_signature,
@@ -16,6 +18,7 @@ from goalkeeper.core.goals.verify import (
     matches_glob,
     parse_verify_commands,
     prose_verify_kinds,
+    verify_request,
 )
 from goalkeeper.core.text.mdcode import inline_code_spans
 
@@ -559,3 +562,78 @@ def test_the_failure_headline_of_pytest_names_the_test_and_the_reason() -> None:
 def test_the_failure_headline_falls_back_in_order(output: str, headline: str) -> None:
     """Another tool's error line; else the last line printed; else nothing."""
     assert failure_headline(output) == headline
+
+
+# ---------------------------------------------------------------------------------------------
+# verify_request: every condition the goal names (audit seed001-004 D8)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "commands", "kinds"),
+    [
+        ("npm test 全部通过 且 lint 干净", ("npm test",), ("lint",)),
+        ("npm test passes and lint is clean", ("npm test",), ("lint",)),
+        ("`pytest -q` passes and there are no type errors", ("pytest -q",), ("types",)),
+        ("the build succeeds and lint is clean", (), ("lint", "build")),
+        ("all tests pass and `ruff check .` is clean", ("ruff check .",), ("tests",)),
+        ("`npm run check` green and all tests pass", ("npm run check",), ("tests",)),
+    ],
+)
+def test_a_named_command_does_not_drop_the_other_conditions(
+    text: str, commands: tuple[str, ...], kinds: tuple[str, ...]
+) -> None:
+    """A command written out and a condition said in prose are both kept: the prose condition
+    becomes a kind the project's own command is inferred for."""
+    assert verify_request(text) == VerifyRequest(commands, kinds)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "npm test passes",
+        "keep working until `make test` succeeds",
+        "`pytest -q` passes: tests pass",
+    ],
+)
+def test_a_command_is_not_asked_for_twice(text: str) -> None:
+    """The words of a command ("npm test passes") and a condition the command already is do
+    not add a second, inferred command."""
+    assert verify_request(text).kinds == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the importer accepts both v1 and v2 manifests",
+        "Goal: ship the CSV export",
+        "把 CSV 导出做完",
+    ],
+)
+def test_a_text_that_names_no_check_asks_for_none(text: str) -> None:
+    """No command and no prose check: nothing is inferred, not even the test suite. The goal
+    is recorded without a verify and the user is asked for one."""
+    assert verify_request(text) == VerifyRequest((), ())
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("npm test", "tests"),
+        ("make test", "tests"),
+        ("python -m pytest -q", "tests"),
+        ("cargo test", "tests"),
+        ("npm run lint", "lint"),
+        ("make lint", "lint"),
+        ("cargo clippy", "lint"),
+        ("mypy src", "types"),
+        ("npm run typecheck", "types"),
+        ("cargo build", "build"),
+        ("pytest tests/lint_test.py", "tests"),
+        ("npm run check", None),
+        ("./ci.sh", None),
+    ],
+)
+def test_command_kind(command: str, kind: str | None) -> None:
+    """A command's kind is read from its words; a name that does not say covers nothing."""
+    assert command_kind(command) == kind

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.store.project import (
+    declared_test_commands,
     infer_verify_commands,
+    project_tests,
     walk_files,
 )
 
@@ -274,3 +276,93 @@ def test_walk_files_skips_tool_dependency_and_build_folders(tmp_path: Path, fold
     (tmp_path / "tests" / "test_a.py").write_text("a", "utf-8")
     assert [rel for rel, _ in walk_files(tmp_path)] == ["tests/test_a.py"]
     assert list(walk_files(tmp_path / "nope")) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Makefile targets per kind (audit seed001-004 D8)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_makefile_lint_target_is_the_lint_command(tmp_path: Path) -> None:
+    """ "The build succeeds and lint is clean" with targets test, lint and build: both kinds
+    get their make target (the lint one was dropped)."""
+    _write(
+        tmp_path, "Makefile", "test:\n\tpytest\nlint:\n\truff check .\nbuild:\n\tpython -m build\n"
+    )
+    assert infer_verify_commands(tmp_path, ("lint", "build")) == ("make lint", "make build")
+
+
+def test_makefile_typecheck_target_is_the_types_command(tmp_path: Path) -> None:
+    """A ``typecheck`` target is the project's own type check, as ``test`` is its test run."""
+    _write(tmp_path, "Makefile", "typecheck:\n\tmypy src\n")
+    _write(tmp_path, "mypy.ini", "[mypy]\n")
+    assert infer_verify_commands(tmp_path, ("types",)) == ("make typecheck",)
+
+
+def test_npm_test_and_lint_script_are_both_kept(tmp_path: Path) -> None:
+    """ "npm test passes and lint is clean": ``npm test`` is named, lint comes from the
+    ``lint`` script."""
+    _package(tmp_path, test="vitest run", lint="eslint .")
+    assert infer_verify_commands(tmp_path, ("lint",)) == ("npm run lint",)
+
+
+# ---------------------------------------------------------------------------------------------
+# One answer to "what is this project's test command?"
+# ---------------------------------------------------------------------------------------------
+
+
+def _pyproject(root: Path) -> None:
+    _write(root, "pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-q'\n")
+
+
+def _npm(root: Path) -> None:
+    _package(root, test="jest")
+
+
+def _make(root: Path) -> None:
+    _write(root, "Makefile", "test:\n\tpytest\n")
+    _pyproject(root)
+
+
+def _cargo(root: Path) -> None:
+    _write(root, "Cargo.toml", "[package]\nname = 'x'\n")
+
+
+def _go(root: Path) -> None:
+    _write(root, "go.mod", "module x\n")
+
+
+def _pnpm_check(root: Path) -> None:
+    _package(root, check="tsc && vitest")
+    _write(root, "pnpm-lock.yaml", "")
+
+
+@pytest.mark.parametrize(
+    ("setup", "command"),
+    [
+        (_pyproject, "python -m pytest -q"),
+        (_npm, "npm test"),
+        (_make, "make test"),
+        (_cargo, "cargo test"),
+        (_go, "go test ./..."),
+        (_pnpm_check, "pnpm run check"),
+    ],
+)
+def test_todo_evidence_and_goal_verify_get_the_same_test_command(
+    tmp_path: Path, setup: object, command: str
+) -> None:
+    """The goal's "all tests pass" runs the command the todo evidence re-runs first, for every
+    kind of project: both come from ``project_tests``."""
+    assert callable(setup)
+    setup(tmp_path)
+    assert infer_verify_commands(tmp_path, ("tests",)) == (command,)
+    assert declared_test_commands(tmp_path)[0] == command
+    assert project_tests(tmp_path).verify == (command,)
+
+
+def test_the_users_test_command_answers_for_both(tmp_path: Path) -> None:
+    """The user's approved ``test-command`` is the answer for the goal and the evidence alike,
+    whatever the project's files declare."""
+    _npm(tmp_path)
+    assert project_tests(tmp_path, "npm run test:ci").accepted == ("npm run test:ci",)
+    assert infer_verify_commands(tmp_path, ("tests",), "npm run test:ci") == ("npm run test:ci",)

@@ -64,13 +64,13 @@ def set_command(
     no verify command could be found (the goal is set; add one), or it waits for approval.
     """
     from goalkeeper.cli.trusted import agent_shell_name
-    from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
+    from goalkeeper.core.goals.verify import verify_request
     from goalkeeper.store.goalfile import load_goal
 
     if not text.strip():
         raise fail("TEXT is empty; say what must be true when the goal is done")
-    commands = verify or parse_verify_commands(text)
-    kinds = () if commands else (prose_verify_kinds(text) or ("tests",))
+    asked = verify_request(text)  # --verify is the whole answer; TEXT names every condition
+    commands, kinds = (tuple(verify), ()) if verify else (asked.commands, asked.kinds)
     agent = agent_shell_name()
     if agent is not None and replace:  # it would archive the goal the user set
         from goalkeeper.cli.trusted import refuse_in_agent_shell
@@ -88,7 +88,7 @@ def set_command(
         trusted=agent is None,
     )
     config = load_config(app.project, relevant_env())
-    said = _apply(app, [action], make_say(_lang(config.lang)))
+    said = _apply(app, [action], make_say(_lang(config.lang)), config.test_command)
     doc = load_goal(app.project)
     if mode and doc is not None and doc.goal is not None and doc.goal.objective == text.strip():
         _apply(app, [WriteGoal(GoalUpdate({"mode": mode}))], make_say(_lang(config.lang)))
@@ -364,12 +364,14 @@ def _goal_doc(app: App, verb: str, missing: str) -> Any:
     return doc
 
 
-def _apply(app: App, actions: list[Action], say: Any) -> tuple[Action, ...]:
+def _apply(
+    app: App, actions: list[Action], say: Any, test_command: str | None = None
+) -> tuple[Action, ...]:
     from goalkeeper.engine.goal_io import apply_goal_actions
 
     store = Store(app.project)
     try:
-        return apply_goal_actions(actions, app.project, say, time.time(), store)
+        return apply_goal_actions(actions, app.project, say, time.time(), store, test_command)
     finally:
         store.close()
 

@@ -42,17 +42,23 @@ if TYPE_CHECKING:
 
 
 def apply_goal_actions(
-    actions: Sequence[Action], project: Path, say: Say, now: float, store: Store
+    actions: Sequence[Action],
+    project: Path,
+    say: Say,
+    now: float,
+    store: Store,
+    test_command: str | None = None,
 ) -> tuple[Action, ...]:
     """Execute ``SetGoal``, ``WriteGoal`` and ``ApproveGoal``; return what the agent and the
-    user should hear."""
+    user should hear. ``test_command`` is the user's approved one: a goal that asks for passing
+    tests runs it, as the todo evidence does (``store.project.project_tests``)."""
     from goalkeeper.store.goalfile import GoalFileError
 
     said: list[Action] = []
     for action in actions:
         try:
             if isinstance(action, SetGoal):
-                said.extend(_set_goal(action, project, say, now, store))
+                said.extend(_set_goal(action, project, say, now, store, test_command))
             elif isinstance(action, WriteGoal):
                 write_goal(project, action.update, now, store)
             elif isinstance(action, ApproveGoal):
@@ -135,7 +141,9 @@ def new_goal_id(now: float) -> str:
     return "g-" + datetime.fromtimestamp(now, tz=UTC).strftime("%Y%m%dT%H%M%S")
 
 
-def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store) -> list[Action]:
+def _set_goal(
+    action: SetGoal, project: Path, say: Say, now: float, store: Store, test_command: str | None
+) -> list[Action]:
     from goalkeeper.core.goals.goal import restates_the_check
     from goalkeeper.core.goals.promise import promise_of
     from goalkeeper.store.goalfile import create_goal, load_goal
@@ -148,7 +156,8 @@ def _set_goal(action: SetGoal, project: Path, say: Say, now: float, store: Store
     if live and existing and existing.goal and existing.goal.status != "complete":
         key = "goal.exists.blocked" if existing.goal.status == "blocked" else "goal.exists"
         return [Notify(say(key, objective=existing.goal.objective), "warning")]
-    verify = action.verify or infer_verify_commands(project, action.kinds)
+    inferred = infer_verify_commands(project, action.kinds, test_command)
+    verify = tuple(dict.fromkeys((*action.verify, *inferred)))  # every condition the goal names
     criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
     stages = [stage for stage in action.stages if not (verify and restates_the_check(stage))]
     criteria += [

@@ -108,7 +108,7 @@ class GoalGuard:
 def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """A prompt that states a goal records it (an explicit command replaces an active goal)."""
     from goalkeeper.core.goals.detect import detect_goal  # ~30 ms of patterns: only for prompts
-    from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
+    from goalkeeper.core.goals.verify import verify_request
 
     intent = detect_goal(ev.text)
     if intent is None:
@@ -118,12 +118,12 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
         return resent
     if active_goal(ctx) is not None and intent.source != "command":
         return Verdict()
-    verify = parse_verify_commands(intent.text)
-    kinds = () if verify else (prose_verify_kinds(intent.text) or ("tests",))
+    # Every condition the text names; none named means no verify: the user is asked for one.
+    asked = verify_request(intent.text)
     action = SetGoal(
         intent.text,
-        verify,
-        tuple(kinds),
+        asked.commands,
+        asked.kinds,
         intent.stages if intent.coarse else (),
         intent.source,
         replace=intent.source == "command",

@@ -50,16 +50,52 @@ class _Project:
     go: bool
 
 
-def infer_verify_commands(project: Path, kinds: Sequence[str]) -> tuple[str, ...]:
+@dataclass(frozen=True, slots=True)
+class ProjectTests:
+    """This project's answer to "what is the test command?", for both of its users.
+    ``verify``: what a goal that asks for passing tests runs (one per declared suite; a Makefile
+    ``test`` target stands for all of them). ``accepted``: every spelling of those runners an
+    agent may report having run, which goalkeeper may re-run as todo evidence. The first of
+    ``accepted`` is the first of ``verify``."""
+
+    verify: tuple[str, ...]
+    accepted: tuple[str, ...]
+
+
+def project_tests(project: Path, configured: str | None = None) -> ProjectTests:
+    """The one answer to "what is this project's test command?": the user's approved
+    ``test-command`` when there is one, else what the project's own files declare (pytest
+    configuration or test modules, a ``package.json`` test script, a Makefile ``test`` target,
+    ``Cargo.toml``, ``go.mod``). The goal's verify inference and the todo evidence both ask
+    here, so they cannot disagree. Only fixed command shapes are returned, never text read from
+    a file: a script the agent edits changes what ``npm test`` does, not which command runs."""
+    if configured and configured.strip():
+        return ProjectTests((configured,), (configured,))
+    return _project_tests(_read_project(project))
+
+
+def _project_tests(p: _Project) -> ProjectTests:
+    suites = _test_suites(p)
+    verify = ["make test"] if "test" in p.make_targets else [suite[0] for suite in suites]
+    accepted = tuple(dict.fromkeys(c for suite in suites for c in suite))
+    return ProjectTests(tuple(verify), accepted)
+
+
+def infer_verify_commands(
+    project: Path, kinds: Sequence[str], test_command: str | None = None
+) -> tuple[str, ...]:
     """Seed 004 §4.5 step 2: for each asked kind (tests, types, lint, build), the project's own
-    command, in the order asked, de-duplicated. A Makefile ``test`` target stands for the whole
-    test suite; otherwise each ecosystem present gives its command (Python, Node, Rust, Go).
-    Unknown kinds are ignored. Empty when nothing fits: the caller then asks the user."""
+    command, in the order asked, de-duplicated. Tests come from ``project_tests`` (the user's
+    ``test_command`` first); a Makefile target named for a kind (``test``, ``lint``,
+    ``typecheck``, ``build``) stands for that kind; otherwise each ecosystem present gives its
+    command (Python, Node, Rust, Go). Unknown kinds are ignored. Empty when nothing fits: the
+    caller then asks the user. Every command is a fixed shape shown to the user with the goal
+    (``goal.recorded_user``); none is text read from a file."""
     p = _read_project(project)
     out: list[str] = []
     for kind in kinds:
         if kind == "tests":
-            found = _tests(p)
+            found = list((test_command,) if test_command and test_command.strip() else _tests(p))
         elif kind == "types":
             found = _types(p)
         elif kind == "lint":
@@ -90,16 +126,12 @@ def _py(p: _Project, tool: str) -> str:
 def _tests(p: _Project) -> list[str]:
     """The verify command of each test suite the project declares; a Makefile ``test`` target
     stands for all of them."""
-    if "test" in p.make_targets:
-        return ["make test"]
-    return [suite[0] for suite in _test_suites(p)]
+    return list(_project_tests(p).verify)
 
 
 def _test_suites(p: _Project) -> list[tuple[str, ...]]:
     """Each test suite the project's files declare: its verify command first, then every other
-    spelling of the same runner an agent may report having run. One reading serves the goal's
-    verify (``infer_verify_commands``) and the todo evidence goalkeeper may re-run
-    (``declared_test_commands``), so the two never disagree."""
+    spelling of the same runner an agent may report having run (read by ``project_tests``)."""
     suites: list[tuple[str, ...]] = []
     if "test" in p.make_targets:
         suites.append(("make test",))
@@ -124,12 +156,17 @@ def _test_suites(p: _Project) -> list[tuple[str, ...]]:
 
 def declared_test_commands(project: Path) -> tuple[str, ...]:
     """The test commands the project's own files declare, in every spelling (``pytest``,
-    ``python -m pytest``, ``npm run test`` …): what goalkeeper may re-run as todo evidence when
-    no command is configured, followed only by test-selection arguments (``core.argv``)."""
-    return tuple(dict.fromkeys(c for suite in _test_suites(_read_project(project)) for c in suite))
+    ``python -m pytest``, ``npm run test`` …): ``project_tests(project).accepted``."""
+    return project_tests(project).accepted
+
+
+_MAKE_TYPES = ("typecheck", "type-check", "types", "mypy")
 
 
 def _types(p: _Project) -> list[str]:
+    target = next((t for t in _MAKE_TYPES if t in p.make_targets), None)
+    if target is not None:
+        return [f"make {target}"]  # the project's own way, as ``make test`` is for tests
     found: list[str] = []
     if p.mypy:
         found.append(_py(p, "mypy"))
@@ -144,6 +181,8 @@ def _types(p: _Project) -> list[str]:
 
 
 def _lint(p: _Project) -> list[str]:
+    if "lint" in p.make_targets:
+        return ["make lint"]
     found: list[str] = []
     if p.ruff:
         found.append(_py(p, "ruff check ."))

@@ -4,8 +4,9 @@ goal asks for, the signature of a failed run, and fingerprints that show test ta
 * ``parse_verify_commands`` finds explicit commands (§4.5 step 1): text in backticks or a fenced
   block that looks like a command, and known command shapes in prose, cut where the prose
   resumes ("npm run check 通过" → ``npm run check``).
-* ``prose_verify_kinds`` says what a goal without commands asks for (tests, types, lint, build),
-  so the project layer can infer the project's own commands (§4.5 step 2).
+* ``prose_verify_kinds`` says what a goal asks for in prose (tests, types, lint, build), so the
+  project layer can infer the project's own commands (§4.5 step 2); ``verify_request`` puts both
+  together and keeps every condition the text names, with no default when it names none.
 * ``failure_signature`` hashes the normalized failing lines of a run, so that "the same failure
   again" (§4.6: blocks without consuming a round) is recognised across timings, temp paths and
   addresses, and a different failing test is not.
@@ -113,6 +114,12 @@ def parse_verify_commands(text: str) -> tuple[str, ...]:
     ``pytest …``, ``cargo test``, ``go test ./...`` …), cut at the first word where prose resumes
     (" and ", "passes", "通过", a comma). "make sure" is not ``make``: a make target must be a
     usual one or look like a name. Never raises."""
+    return _commands(text)[0]
+
+
+def _commands(text: str) -> tuple[tuple[str, ...], str]:
+    """The explicit commands, and the prose that remains once code and the prose commands are
+    blanked (what the conditions *not* written as a command are read from)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     found: list[tuple[int, str]] = []
     codes, prose = _split_code(text)
@@ -120,6 +127,7 @@ def parse_verify_commands(text: str) -> tuple[str, ...]:
         command = _code_command(code.content)
         if command:
             found.append((code.start, command))
+    spans: list[tuple[int, int]] = []
     pos = 0
     while True:
         m = _HEAD.search(prose, pos)
@@ -128,13 +136,72 @@ def parse_verify_commands(text: str) -> tuple[str, ...]:
         command, pos = _prose_command(prose, m)
         if command:
             found.append((m.start(), command))
+            spans.append((m.start(), pos))
     seen: set[str] = set()
     out: list[str] = []
     for _, command in sorted(found, key=lambda item: item[0]):
         if command not in seen:
             seen.add(command)
             out.append(command)
-    return tuple(out)
+    return tuple(out), blank_spans(prose, spans)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyRequest:
+    """Every condition a goal's text names: the commands it writes out, and the kinds of check
+    it asks for in prose that none of those commands already is ("`npm test` passes and lint is
+    clean" → ``npm test`` and kind ``lint``). Both empty when the text names no check at all:
+    the user is then asked for one, never handed a guess."""
+
+    commands: tuple[str, ...]
+    kinds: tuple[VerifyKind, ...]
+
+
+def verify_request(text: str) -> VerifyRequest:
+    """Seed 004 §4.5 steps 1 and 2 together, for the goal's text: the explicit commands, plus
+    each prose condition (tests, types, lint, build) that no explicit command covers. The prose
+    is read with the commands blanked, so "npm test passes" asks for ``npm test`` only. There
+    is no default kind: a text that names no check asks for none. Never raises."""
+    commands, prose = _commands(text)
+    covered = {command_kind(c) for c in commands}
+    kinds = tuple(k for k in prose_verify_kinds(prose) if k not in covered)
+    return VerifyRequest(commands, kinds)
+
+
+_KIND_OF_TOOL: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
+    (
+        "types",
+        re.compile(
+            r"(?<![\w-])(?:mypy|pyright|tsc|typecheck|type-check|types|check-types)(?![\w-])"
+        ),
+    ),
+    (
+        "lint",
+        re.compile(
+            r"(?<![\w-])(?:ruff|eslint|flake8|pylint|lint|clippy|vet|golangci-lint|"
+            r"prettier|black|stylelint)(?![\w-])"
+        ),
+    ),
+    (
+        "tests",
+        re.compile(
+            r"(?<![\w-])(?:pytest|jest|vitest|mocha|tox|nox|ctest|rspec|phpunit|unittest|"
+            r"tests?|spec|specs|e2e|unit|integration)(?![\w-])"
+        ),
+    ),
+    ("build", re.compile(r"(?<![\w-])(?:build|compile|package|all)(?![\w-])")),
+)
+
+
+def command_kind(command: str) -> VerifyKind | None:
+    """The kind of check a command is by its words (``npm run lint`` → lint, ``make test`` →
+    tests, ``cargo build`` → build), or None when its name does not say (``npm run check``,
+    ``./ci.sh``): such a command covers no prose condition, which is then kept as well."""
+    lowered = command.lower()
+    for kind, pattern in _KIND_OF_TOOL:
+        if pattern.search(lowered):
+            return kind
+    return None
 
 
 def _split_code(text: str) -> tuple[list[_Code], str]:
