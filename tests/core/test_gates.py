@@ -255,6 +255,11 @@ def test_a_change_after_the_last_verification_makes_the_round_stale() -> None:
     assert evaluate_round([scratch], tools=1, is_change=is_change).changed is None
     refused = ToolRun("edit", "Edit", path="/p/src/a.py", outcome="refused")
     assert evaluate_round([shell("pytest"), refused], tools=2, is_change=is_change).changed is None
+    for hidden in ("/p/.agents/../src/a.py", ".agents/runs/r/../../../src/a.py", "./plan/../a.py"):
+        climbed = ToolRun("edit", "Edit", path=hidden)
+        assert evaluate_round([shell("pytest"), climbed], tools=2, is_change=is_change).status == (
+            "stale"
+        ), hidden  # a record folder's name in front of `..` hides no change
 
 
 def test_a_command_nobody_announced_did_not_run() -> None:

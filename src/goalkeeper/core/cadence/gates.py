@@ -31,7 +31,7 @@ from goalkeeper.core.proof.test_runners import could_verify, narrows_selection, 
 from goalkeeper.core.proof.test_summary import parse_test_summary
 from goalkeeper.core.proof.verification import find_verification
 from goalkeeper.core.shell.line import part_words
-from goalkeeper.core.shell.writes import in_project, written_paths
+from goalkeeper.core.shell.writes import inside, locate, run_writes
 from goalkeeper.core.text.mdcode import inline_code_spans
 from goalkeeper.core.values import ToolRun
 
@@ -293,16 +293,11 @@ def evaluate_round(
 def change_filter(root: str, records: Sequence[str]) -> Callable[[str], bool]:
     """``is_change`` for ``evaluate_round``: a path in the project at ``root`` (relative paths
     are), outside the folders in ``records`` (the plan folder, ``.agents``, ``.goalkeeper``)."""
-    root = root.rstrip("/")
     folders = tuple(r.strip("/") for r in records if r.strip("/"))
 
-    def is_change(path: str) -> bool:
-        if not in_project(path, root):
-            return False
-        rel = path[len(root) + 1 :] if path.startswith("/") else path
-        while rel.startswith("./"):
-            rel = rel[2:]
-        return bool(rel) and not any(rel == f or rel.startswith(f + "/") for f in folders)
+    def is_change(path: str) -> bool:  # placed first: `.agents/../src/a.py` is src/a.py
+        where, rel = locate(path, root)
+        return where == "project" and bool(rel) and not any(inside(rel, f) for f in folders)
 
     return is_change
 
@@ -409,12 +404,4 @@ def _failing(tail: str) -> bool:
 def _changed_file(run: ToolRun, is_change: Callable[[str], bool]) -> str | None:
     """The project file a tool call changed, if it changed one (a refused or failed edit wrote
     nothing; a command is read for redirections, ``tee``, ``sed -i``, copies and moves)."""
-    if run.outcome in ("refused", "failed"):
-        return None
-    if run.kind == "edit":
-        paths: tuple[str, ...] = (run.path,) if run.path else ()
-    elif run.kind == "shell" and run.outcome != "unfinished":
-        paths = written_paths(run.command)
-    else:
-        return None
-    return next((p for p in paths if is_change(p)), None)
+    return next((p for p in run_writes(run) if is_change(p)), None)
