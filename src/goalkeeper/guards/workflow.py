@@ -20,6 +20,7 @@ from goalkeeper.core.values import (
     Action,
     Advise,
     BeforeAgentStart,
+    Block,
     Continue,
     Event,
     Notify,
@@ -90,14 +91,7 @@ class WorkflowGuard:
 
     def on_event(self, event: Event, state: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
         if isinstance(event, ToolCall) and event.name in TOOLS:
-            from goalkeeper.guards.workflow_tools import on_active, on_ask, on_gateway
-
-            s = replace(state, nudged=False)
-            if event.name == GATEWAY:
-                return on_gateway(event, s, ctx)
-            if event.name == ACTIVE:
-                return on_active(event, s, ctx)
-            return on_ask(event, s, ctx)
+            return on_tool(event, replace(state, nudged=False), ctx)
         if isinstance(event, SessionStart):
             restored = on_session_start(state, ctx)
             routing = routing_guidance(ctx)  # static: once per context window, cache-safe
@@ -115,6 +109,33 @@ class WorkflowGuard:
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         return Verdict()
+
+
+RESTORE = "_restore"
+"""Set by a host (never the model: hosts drop it from the model's arguments) on the first
+workflow call of a connection that has no session-start hook, e.g. a plain MCP client: that
+call is a context boundary, so the active record is validated and its context delivered again
+in full, as at a session start (catalog spec §7.3, seed003 D4)."""
+
+
+def on_tool(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
+    from goalkeeper.guards.workflow_tools import on_active, on_ask, on_gateway
+
+    handler = on_gateway if ev.name == GATEWAY else on_active if ev.name == ACTIVE else on_ask
+    fresh = ev.input.get(RESTORE) is True
+    if RESTORE in ev.input:
+        ev = replace(ev, input={k: v for k, v in ev.input.items() if k != RESTORE})
+    if not fresh or s.active is None:
+        return handler(ev, s, ctx)
+    boundary = on_session_start(s, ctx)
+    after = boundary.state or s
+    verdict = handler(ev, after, ctx)
+    delivers = any(isinstance(a, Advise) for a in boundary.actions)
+    if delivers and any(isinstance(a, Block) for a in verdict.actions):
+        # A refused call shows only its refusal: the context was not delivered, so it is not
+        # counted as delivered; the host asks again with the next call.
+        return handler(ev, s, ctx)
+    return Verdict((*boundary.actions, *verdict.actions), verdict.state or after)
 
 
 # ---------------------------------------------------------------------------------------------

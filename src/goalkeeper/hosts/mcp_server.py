@@ -73,19 +73,24 @@ def run_call(
     tool: str = TOOL_NAME,
     outcome: Mapping[str, str] | None = None,
     dialogs: bool = False,
+    restore: bool = False,
 ) -> tuple[Action, ...]:
     """The engine's actions for one call. ``dialogs``: the client can show a form (so
-    ``workflow_ask`` may ask the user); ``outcome``: what the user answered to that form. An
-    ``_outcome`` in the model's own arguments is dropped: only the host reports an answer.
+    ``workflow_ask`` may ask the user); ``outcome``: what the user answered to that form;
+    ``restore``: this workflow call is the first of a conversation no session-start hook saw
+    (the workflow guard restores the active work item first). ``_outcome`` and ``_restore`` in
+    the model's own arguments are dropped: only the host sets them.
 
     A long-lived server passes its ``store`` (one open connection; calls are serialised by the
     caller); otherwise a connection is opened and closed for this call."""
     from goalkeeper.engine.supervisor import Supervisor
 
     config = load_config(project, env)
-    args = {k: v for k, v in arguments.items() if k not in ("session", "_outcome")}
+    args = {k: v for k, v in arguments.items() if k not in ("session", "_outcome", "_restore")}
     if outcome is not None:
         args["_outcome"] = dict(outcome)
+    if restore and tool in WORKFLOW_TOOLS:
+        args["_restore"] = True
     own = store is None
     caps = CAPABILITIES | ASK if dialogs else CAPABILITIES
     supervisor = Supervisor(
@@ -299,13 +304,28 @@ def serve(project: Path) -> int:
         with turn:
             return has_active_workflow(store, session[0])
 
+    hooked = bool(env.get("CLAUDE_CODE_SESSION_ID"))  # Claude Code's SessionStart hook restores
+    restored: set[str] = set()  # sessions whose workflow context this connection delivered
+
     def serialised(
         name: str, arguments: dict[str, Any], outcome: dict[str, str] | None, dialogs: bool
     ) -> tuple[Action, ...]:
+        who = session_of(arguments, env)
+        fresh = not hooked and not arguments.get("session") and who not in restored
         with turn:
-            return run_call(
-                project, arguments, env, store, tool=name, outcome=outcome, dialogs=dialogs
+            actions = run_call(
+                project,
+                arguments,
+                env,
+                store,
+                tool=name,
+                outcome=outcome,
+                dialogs=dialogs,
+                restore=fresh,
             )
+        if name in WORKFLOW_TOOLS and not any(isinstance(a, Block) for a in actions):
+            restored.add(who)
+        return actions
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         active = await anyio.to_thread.run_sync(active_now)
