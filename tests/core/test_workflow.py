@@ -235,7 +235,7 @@ def test_a_terminal_procedure_allows_no_next(catalog: tuple[Catalog, Read]) -> N
     cat, read = catalog
     with pytest.raises(WorkflowError) as exc:
         transition(cat, active("idea-to-ship", "handoff", "handoff"), "implement", read)
-    assert "Allowed next procedures: none." in refused(exc)
+    assert "Allowed next procedures: —." in refused(exc)
 
 
 def test_an_alias_target_is_normalized(catalog: tuple[Catalog, Read]) -> None:

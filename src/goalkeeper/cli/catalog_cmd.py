@@ -23,7 +23,9 @@ def catalog_group() -> None:
 def check_command(app: App, as_json: bool) -> int:
     """Validate the built-in catalog merged with the configured user catalog: unique ids and
     files, every file present and classified, targets and aliases resolving, one complete
-    entry per route from which each of its procedures is reachable, no orphan reference.
+    entry per route from which each of its procedures is reachable, no orphan reference, and
+    every entry deliverable as a workflow would deliver it: no `requires` cycle (its path is
+    shown) and no bundle over 64 KiB (its size is shown).
 
     A user catalog with problems is not used (the built-in catalog alone is); its problems are
     listed with the others.

@@ -149,7 +149,7 @@ def transition(
                 route=state.route,
                 procedure=state.procedure,
                 target=target,
-                allowed=", ".join(allowed) or "none",
+                allowed=", ".join(allowed) or "—",  # language-neutral, filled before said
             )
         )
     placement = catalog.placement(state.route, normalized)
