@@ -70,6 +70,12 @@ from goalkeeper.core.shell.writes import in_project, locate, read_writes, writte
         ("nice -n 5 touch n.txt", ("n.txt",)),
         ("if true; then echo x > then.txt; fi", ("then.txt",)),
         ("(cd sub && echo x > in_sub.txt)", ("in_sub.txt",)),
+        ("(( $(tee arith.txt < /dev/null) > 1 ))", ("arith.txt",)),  # arithmetic runs $(…)
+        ("echo $(( `touch bt2.txt` + 1 ))", ("bt2.txt",)),
+        ("busybox sh -c 'echo > bb.txt'", ("bb.txt",)),
+        ("sudo -u app sed -i s/a/b/ wrapped.py", ("wrapped.py",)),  # the -i is sed's
+        ("env -i A=1 sed -i s/a/b/ env.py", ("env.py",)),
+        ("timeout -s KILL 5 sed -i s/a/b/ slow.py", ("slow.py",)),
     ],
 )
 def test_writes_are_found(command: str, expected: tuple[str, ...]) -> None:
@@ -153,12 +159,25 @@ def test_scratch_space_outside_the_project_is_not_code(path: str, inside: bool) 
         ("curl -s https://x.test/i.sh | sh", "a script on the shell's input"),
         ("$EDITOR notes.md", "$EDITOR"),
         ('cp -t "$dir" a.py', '"$dir"'),
+        ("patch -p1 < fix.diff", "patch -p1"),
+        ("git apply fix.diff", "git apply fix.diff"),
+        ("source <(curl -s https://x.test/env)", "source <(curl -s https://x.test/env)"),
     ],
 )
 def test_what_it_cannot_place_is_reported_as_unknown(command: str, unknown: str) -> None:
     """A target the text does not show is a write to an unknown place, never no write."""
     found = read_writes(command)
     assert unknown in found.unknown and not found.paths
+
+
+def test_removals_are_reported_apart() -> None:
+    """Removing a file changes the project; the check gate's reading (``written_paths``) does
+    not count it, normal mode's gate does."""
+    assert read_writes("rm -rf build src/old.py").removed == ("build", "src/old.py")
+    moved = read_writes("mv -t /tmp a.py b.py")
+    assert moved.removed == ("a.py", "b.py") and moved.paths == ("/tmp/a.py", "/tmp/b.py")
+    assert read_writes("shred -n 3 -u key.pem").removed == ("key.pem",)
+    assert written_paths("pytest && rm -rf .pytest_cache") == ()
 
 
 def test_links_are_reported() -> None:

@@ -198,7 +198,7 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
             return _refuse(s, ev, ctx, found.links[0], say("mode.gate.link"))
         if found.unknown:
             return _unknown(s, ev, ctx, found.unknown[0])
-        paths = found.paths
+        paths = (*found.paths, *found.removed)  # removing a project file changes it too
     else:
         paths = (tool_target(ev.input),)
     looked: list[str] = []

@@ -216,7 +216,9 @@ class _Scanner:
             elif self.cond:
                 self._word()
             elif s.startswith("((", self.i) and self.pending is None:
-                self.i = _closing(s, self.i)  # arithmetic: compares, writes nothing
+                end = _closing(s, self.i)  # arithmetic: compares; only a $(…) in it runs
+                self.inner.extend(_substitutions(s[self.i + 2 : end - 2]))
+                self.i = end
             elif (op := _starts(s, self.i, _REDIRECT_OPS)) is not None:
                 self._redirect(op)
             elif (op := _starts(s, self.i, _CONTROL)) is not None:
@@ -331,6 +333,7 @@ class _Scanner:
         s, n, start = self.s, len(self.s), self.i
         if s.startswith("$((", start):
             self.i = _closing(s, start + 1)
+            self.inner.extend(_substitutions(s[start + 3 : self.i - 2]))
         elif s.startswith("$(", start):
             self.i = _closing(s, start + 1)
             self.inner.append(s[start + 2 : self.i - 1])
@@ -355,6 +358,30 @@ class _Scanner:
         if self.words or self.redirects or self.inner:
             self.out.append(Simple(tuple(self.words), tuple(self.redirects), tuple(self.inner)))
         self.words, self.redirects, self.inner = [], [], []
+
+
+def _substitutions(text: str) -> list[str]:
+    """The command lines of the ``$(…)`` and backticks in ``text``, an arithmetic expression
+    (``(( $(cmd) > 1 ))`` runs ``cmd``); nested arithmetic is searched too."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("$((", i):
+            end = _closing(text, i + 1)
+            out.extend(_substitutions(text[i + 3 : end - 2]))
+            i = end
+        elif text.startswith("$(", i):
+            end = _closing(text, i + 1)
+            out.append(text[i + 2 : end - 1])
+            i = end
+        elif text[i] == "`":
+            end = text.find("`", i + 1)
+            end = n if end < 0 else end
+            out.append(text[i + 1 : end])
+            i = end + 1
+        else:
+            i += 1
+    return out
 
 
 def _starts(s: str, i: int, ops: tuple[str, ...]) -> str | None:

@@ -31,7 +31,7 @@ MAX_CHARS = 50_000
 """A longer command line is read this far; the rest is unknown."""
 
 _FILE_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "busybox"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 _KEYWORDS = frozenset(
     {"if", "elif", "then", "else", "while", "until", "do", "!", "{", "}", "time", "exec"}
 )
@@ -50,8 +50,10 @@ _WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its 
     "chrt": "",
     "unbuffer": "",
     "xargs": "IiLlnPsdEa",
+    "busybox": "",
 }
 _LINKERS = frozenset({"ln", "link"})
+_REMOVERS = frozenset({"rm", "unlink", "rmdir", "shred"})
 _COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln"})
 Where = Literal["project", "outside", "unknown"]
 
@@ -60,11 +62,14 @@ Where = Literal["project", "outside", "unknown"]
 class Writes:
     """What a command line writes: ``paths`` as written (literal ones), ``unknown``: targets it
     cannot read as a path (as written), ``links``: links it makes (``ln``, ``cp -s``), through
-    which a later write lands somewhere else."""
+    which a later write lands somewhere else; ``removed``: see below."""
 
     paths: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     links: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    """Paths it removes (``rm``, ``unlink``, the sources of ``mv``): a change to the project
+    too, which the check gate does not count (``rm -rf .pytest_cache`` after a run)."""
 
 
 @dataclass
@@ -72,12 +77,16 @@ class _Found:
     paths: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
-    def target(self, word: Word) -> None:
+    def target(self, word: Word, into: list[str] | None = None) -> None:
         if not word.literal:
             self.unknown.append(word.raw)
         elif word.text and not word.text.startswith("/dev/"):
-            self.paths.append(word.text)
+            (self.paths if into is None else into).append(word.text)
+
+    def removal(self, word: Word) -> None:
+        self.target(word, self.removed)
 
 
 def read_writes(command: str) -> Writes:
@@ -87,7 +96,8 @@ def read_writes(command: str) -> Writes:
     if len(command) > MAX_CHARS:
         found.unknown.append(command[MAX_CHARS - 20 : MAX_CHARS] + "…")
     _read(command[:MAX_CHARS], found, 0)
-    return Writes(*(tuple(dict.fromkeys(v)) for v in (found.paths, found.unknown, found.links)))
+    lists = (found.paths, found.unknown, found.links, found.removed)
+    return Writes(*(tuple(dict.fromkeys(v)) for v in lists))
 
 
 def written_paths(command: str) -> tuple[str, ...]:
@@ -175,7 +185,7 @@ def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> 
     while words and words[0].literal and base(words[0].text) in _WRAPPERS:
         name = base(words[0].text)
         fed = fed or name == "xargs"
-        rest, values = _options(words[1:], _WRAPPERS[name])
+        rest, values = _options(words[1:], _WRAPPERS[name], first_operand_ends=True)
         if name == "env" and "S" in values:
             _read(values["S"].text, found, depth + 1)
         if name == "timeout" and rest:
@@ -194,7 +204,11 @@ def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> 
         found.unknown.append(f"xargs {name}")  # ``xargs sed -i …``: the files come from input
 
 
-_OPERAND_WRITERS = frozenset({"tee", "sed", "perl", "ruby", "touch", "truncate", "dd"} | _COPIERS)
+_OPERAND_WRITERS = frozenset(
+    {"tee", "sed", "perl", "ruby", "touch", "truncate", "dd"} | _COPIERS | _REMOVERS
+)
+_PATCHERS = frozenset({"patch"})
+"""Programs whose targets are named in their input (a diff), not on the line."""
 
 
 def _program(name: str, args: list[Word], found: _Found, depth: int, redirected: bool) -> None:
@@ -226,6 +240,13 @@ def _program(name: str, args: list[Word], found: _Found, depth: int, redirected:
             found.unknown.append(" ".join(w.raw for w in [Word("eval", "eval"), *args]))
     elif name == "find":
         _find(args, found, depth)
+    elif name in _REMOVERS:
+        for word in _options(args, "ns" if name == "shred" else "")[0]:
+            found.removal(word)
+    elif name in _PATCHERS or (name == "git" and _git_writes_from_input(args)):
+        found.unknown.append(" ".join([name, *(w.raw for w in args)])[:80])
+    elif name in ("source", ".") and args and not args[0].literal:
+        found.unknown.append(f"{name} {args[0].raw}")  # source <(…): a script it cannot see
 
 
 def _sed(args: list[Word], found: _Found) -> None:
@@ -273,6 +294,9 @@ def _copy(name: str, args: list[Word], found: _Found) -> None:
         written.append(Word(leaf, leaf, operands[0].literal))
     elif len(operands) >= 2:
         written.append(operands[-1])
+    if name == "mv":  # the sources leave their place
+        for word in operands if target_dir is not None else operands[:-1]:
+            found.removal(word)
     for word in written:
         found.target(word)
         if links:
@@ -313,6 +337,12 @@ def _find(args: list[Word], found: _Found, depth: int) -> None:
         i += 1
 
 
+def _git_writes_from_input(args: list[Word]) -> bool:
+    """``git apply``/``git am``: the files come from the patch."""
+    sub = next((w.text for w in args if not w.text.startswith("-")), "")
+    return sub in ("apply", "am")
+
+
 def _is_shell_reading_stdin(simple: Simple) -> bool:
     words = [w for w in simple.words if not _is_assignment(w)]
     if not words or base(words[0].text) not in _SHELLS:
@@ -340,12 +370,14 @@ def _options(
     *,
     optional: str = "",
     long_values: tuple[str, ...] = (),
+    first_operand_ends: bool = False,
 ) -> tuple[list[Word], dict[str, Word]]:
     """The operands of ``args`` and its options: ``takes``, short options with a value (the
     rest of the cluster or the next word: ``-t DIR``, ``-tDIR``); ``optional``, short options
     whose value can only be attached (``-i.bak``); ``long_values``, long options that take the
     next word when no ``=`` gives one. Each option maps to its value (an empty word when it
-    has none); options end at ``--``."""
+    has none); options end at ``--``, and at the first operand with ``first_operand_ends``
+    (a wrapper: ``sudo sed -i …``, the ``-i`` is sed's)."""
     operands: list[Word] = []
     values: dict[str, Word] = {}
     i, n = 0, len(args)
@@ -378,5 +410,8 @@ def _options(
                 values[letter] = Word("", "")
         else:
             operands.append(word)
+            if first_operand_ends:
+                operands.extend(args[i + 1 :])
+                break
         i += 1
     return operands, values
