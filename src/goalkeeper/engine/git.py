@@ -175,6 +175,8 @@ _HEX_LENGTH = {"sha1": 40, "sha256": 64}
 _HEAD = ("-q", "--verify", "HEAD^{commit}")  # the commit, or exit 1 before the first one
 _RECORD = re.compile(r"(\d{6}) (blob|tree|commit) ([0-9a-f]{40}|[0-9a-f]{64})\t(.+)", re.DOTALL)
 _READ_CHUNK = 1 << 20
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     kind: str  # "blob", "tree" or "commit" (a submodule)
