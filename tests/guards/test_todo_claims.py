@@ -899,13 +899,16 @@ def test_todos_created_from_the_same_files_share_one_baseline() -> None:
     for subject in ("a", "b", "c"):
         tool.todo(action="create", subject=subject)
     assert len(tool.state.baselines) == 1
-    assert [t for t, _ in tool.state.task_baselines] == [1, 2, 3]
+    ident = tool.state.baselines[0][0]
+    assert [tool.state.tree.get(t).baseline for t in (1, 2, 3)] == [ident] * 3  # type: ignore[union-attr]
+    assert tool.state.baseline_refs == ((ident, 3),)
     reloaded = GUARD.load_state(json.loads(json.dumps(GUARD.dump_state(tool.state))))
     assert reloaded.baselines == tool.state.baselines
-    assert reloaded.task_baselines == tool.state.task_baselines
+    assert reloaded.baseline_refs == tool.state.baseline_refs
+    assert reloaded.tree == tool.state.tree
     for task in (1, 2, 3):
         tool.todo(action="update", id=task, status="deleted")
-    assert not tool.state.baselines and not tool.state.task_baselines
+    assert not tool.state.baselines and not tool.state.baseline_refs
 
 
 def test_the_number_of_baselines_is_bounded() -> None:
@@ -915,7 +918,10 @@ def test_the_number_of_baselines_is_bounded() -> None:
         tool.facts = snapshot(("a.py", f"x = {n}\n"))
         tool.todo(action="create", subject=f"t{n}")
     assert len(tool.state.baselines) == MAX_BASELINES
-    assert [t for t, _ in tool.state.task_baselines] == list(range(3, MAX_BASELINES + 3))
+    kept = {i for i, _ in tool.state.baselines}
+    with_one = [t.id for t in tool.state.tree.tasks if t.baseline in kept]
+    assert with_one == list(range(3, MAX_BASELINES + 3))
+    assert {i for i, _ in tool.state.baseline_refs} == kept
 
 
 def test_a_claim_is_judged_against_its_own_tasks_baseline() -> None:

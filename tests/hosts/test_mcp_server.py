@@ -72,10 +72,10 @@ def test_todo_tool_over_mcp_gates_and_applies(tmp_path: Path) -> None:
     assert not done_error
     assert json.loads(listed)["tasks"][0]["status"] == "completed"
     from goalkeeper.store.db import Store
-    from goalkeeper.store.sessions import get_session
+    from goalkeeper.store.todo_tasks import TaskTable
 
-    row = get_session(Store(tmp_path).connection(), "sess-mcp")
-    assert row is not None and row.guards["todos"]["tree"]["tasks"][0]["status"] == "completed"
+    stored = TaskTable(Store(tmp_path).connection(), "sess-mcp").all_tasks()
+    assert [t.status for t in stored] == ["completed"]
 
 
 def test_the_session_argument_wins_and_garbage_is_refused(tmp_path: Path) -> None:
@@ -99,10 +99,10 @@ def test_the_session_argument_wins_and_garbage_is_refused(tmp_path: Path) -> Non
     assert results[4][0] and "subject is too long (600 characters, limit 500)" in results[4][1]
     from goalkeeper.store.db import Store
     from goalkeeper.store.sessions import get_session
+    from goalkeeper.store.todo_tasks import TaskTable
 
     conn = Store(tmp_path).connection()
-    tree = get_session(conn, "from-hook").guards["todos"]["tree"]  # type: ignore[union-attr]
-    assert [t["subject"] for t in tree["tasks"]] == ["a"]
+    assert [t.subject for t in TaskTable(conn, "from-hook").all_tasks()] == ["a"]
     assert get_session(conn, "from-env") is not None  # the action error was still journaled there
 
 

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
-from goalkeeper.core.todos.tree import Task, TodoTree
+from goalkeeper.core.todos.tree import Task, task_from_json
 from goalkeeper.core.values import Block, Reply, ToolCall
+
+if TYPE_CHECKING:
+    from goalkeeper.store.db import Store
 
 MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "deleted": "[-]"}
 
@@ -146,39 +150,54 @@ def _run(
     supervisor = Supervisor(app.project, config, host="cli", capabilities=frozenset({"block"}))
     try:
         actions = supervisor.handle([ToolCall(sid, "todo", call)]).actions  # type: ignore[arg-type]
+        refused = "\n\n".join(a.reason for a in actions if isinstance(a, Block))
+        result = next((a.data for a in actions if isinstance(a, Reply)), None)
+        if as_json:
+            data = {"ok": not refused, "session": sid, "result": result}
+            echo_json({**data, "refused": refused or None})
+        elif refused:
+            click.echo(refused, err=True)
+        elif result is not None:
+            _print(result, show_all, lambda: _stored_tasks(supervisor.store, sid))
     finally:
         supervisor.store.close()
-    refused = "\n\n".join(a.reason for a in actions if isinstance(a, Block))
-    result = next((a.data for a in actions if isinstance(a, Reply)), None)
-    if as_json:
-        echo_json({"ok": not refused, "session": sid, "result": result, "refused": refused or None})
-    elif refused:
-        click.echo(refused, err=True)
-    elif result is not None:
-        _print(result, show_all)
     return int(ExitCode.NOT_PASSED if refused else ExitCode.OK)
 
 
-def _print(result: dict[str, Any], show_all: bool) -> None:
-    tree = TodoTree.from_json(result)
+def _stored_tasks(store: Store, session: str) -> tuple[Task, ...]:
+    """The whole tree, for drawing it: the tool's reply is bounded (a summary past a few dozen
+    tasks), a listing asked for in a shell is not."""
+    from goalkeeper.store.todo_tasks import TaskTable
+
+    with store.transaction() as conn:
+        return TaskTable(conn, session).all_tasks()
+
+
+def _print(result: dict[str, Any], show_all: bool, stored: Callable[[], tuple[Task, ...]]) -> None:
     if result.get("action") in ("create", "update", "get") and isinstance(result.get("task"), dict):
-        task = tree.get(result["task"].get("id"))
+        task = task_from_json(result["task"])
         if task is not None:
             click.echo(f"#{task.id} {MARKS[task.status]} {task.subject}")
             if result.get("action") == "get" and task.metadata:
                 click.echo(json.dumps(dict(task.metadata), ensure_ascii=False, indent=2))
             return
-    tasks = [t for t in tree.tasks if show_all or t.status != "deleted"]
+    tasks = [t for t in stored() if show_all or t.status != "deleted"]
     if not tasks:
         click.echo("No todos in this session.")
         return
     ids = {t.id for t in tasks}
+    children: dict[int, list[Task]] = {}
+    for t in tasks:
+        if t.parent_id in ids:
+            children.setdefault(t.parent_id, []).append(t)
     roots = [t for t in tasks if t.parent_id not in ids]
     for i, root in enumerate(roots):
-        _draw(root, tasks, "", i == len(roots) - 1, top=True)
+        _draw(root, children, "", i == len(roots) - 1, top=True)
 
 
-def _draw(task: Task, tasks: list[Task], prefix: str, last: bool, *, top: bool = False) -> None:
+def _draw(
+    task: Task, children: dict[int, list[Task]], prefix: str, last: bool, *, top: bool = False
+) -> None:
     branch = "" if top else ("└─ " if last else "├─ ")
     notes = []
     gate = task.metadata.get("gate")
@@ -192,10 +211,10 @@ def _draw(task: Task, tasks: list[Task], prefix: str, last: bool, *, top: bool =
         notes.append("after " + ", ".join(f"#{d}" for d in task.blocked_by))
     extra = f"  ({'; '.join(notes)})" if notes else ""
     click.echo(f"{prefix}{branch}#{task.id} {MARKS[task.status]} {task.subject}{extra}")
-    children = [t for t in tasks if t.parent_id == task.id]
+    mine = children.get(task.id, [])
     inner = prefix + ("" if top else ("   " if last else "│  "))
-    for i, child in enumerate(children):
-        _draw(child, tasks, inner, i == len(children) - 1)
+    for i, child in enumerate(mine):
+        _draw(child, children, inner, i == len(mine) - 1)
 
 
 def _ids(text: str) -> list[int]:

@@ -48,6 +48,7 @@ from goalkeeper.store.db import Store
 from goalkeeper.store.documents import load_plan
 from goalkeeper.store.goalfile import load_goal
 from goalkeeper.store.sessions import SessionRow, load_session, save_session
+from goalkeeper.store.todo_tasks import TaskTable
 from goalkeeper.store.trust import accepted_plans, current_promise
 
 
@@ -199,8 +200,10 @@ class Supervisor:
                 accepted_plans=accepted or frozenset(),
                 workflow=WorkflowView.of(row.guards.get("workflow")),
             )
+            tasks = TaskTable(conn, session_id)  # the todo tree's rows, read only when asked
             states = {
-                g.name: g.load_state(row.guards.get(g.name, {})) for g in self.registry.guards
+                g.name: tasks.attach(g.load_state(row.guards.get(g.name, {})))
+                for g in self.registry.guards
             }
             actions: list[Action] = []
             continuations = row.continuations
@@ -246,6 +249,7 @@ class Supervisor:
                 deferred=merged.deferred,
             )
             save_session(conn, row)
+            tasks.save(states.values())  # the tasks the event changed; none: nothing written
             for event in events:
                 journal.append(conn, session_id, now, "event", _event_data(event))
             for action in merged.actions:

@@ -13,11 +13,13 @@ swallow the verification duty.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from goalkeeper.core.todos.evidence import parse_gate
-from goalkeeper.core.todos.tree import Task, open_dependencies, prune_alive
+from goalkeeper.core.todos.tree import Task, TodoTree, open_dependencies, prune_alive
 from goalkeeper.core.values import Advise, AdviseWhen, Continue
 from goalkeeper.guards.spec import Context
 
@@ -28,20 +30,22 @@ COOLDOWN_MAX_S = 600.0  # hard-coded in pi-todone (COOLDOWN_MAX_MS)
 LIST_PARALLEL = 3
 LIST_WAIT = 3
 LIST_PROOF = 5
+SCAN_FREE = 500
 
 
 def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None, TodosState]:
     """Spec §8.3: prune, count stalls, apply backoff and quiet window, pick the first matching
     injector ①…⑥, and commit it (§8.5)."""
     cfg = ctx.config
-    tasks = s.tree.live
-    incomplete = s.tree.incomplete
+    tree = s.tree
+    has_tasks = tree.live_count > 0
+    open_count = tree.open_count
     s = replace(
         s,
-        pending_parallel=prune_alive(s.tree.tasks, s.pending_parallel, "in_progress"),
-        pending_verify=prune_alive(s.tree.tasks, s.pending_verify, "completed"),
+        pending_parallel=prune_alive(tree, s.pending_parallel, "in_progress"),
+        pending_verify=prune_alive(tree, s.pending_verify, "completed"),
     )
-    s = _count_stall(s, bool(tasks), len(incomplete))
+    s = _count_stall(s, has_tasks, open_count)
     cooldown = min(COOLDOWN_MAX_S, cfg.todo_cooldown_base_ms / 1000 * 2**s.injection_streak)
     if ctx.now - s.last_injection_at < cooldown:
         return None, s
@@ -49,7 +53,7 @@ def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None
         return None, s
     if s.last_user_at > s.last_injection_at:
         s = replace(s, stalled_notified=False)
-    if s.stalled_notified and len(incomplete) == s.last_incomplete_count:
+    if s.stalled_notified and open_count == s.last_incomplete_count:
         return None, s
     say = ctx.say
 
@@ -62,16 +66,16 @@ def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None
         tools >= cfg.todo_create_threshold
         and not s.unit_created_todo
         and s.unit_todo_calls == 0
-        and not tasks
+        and not has_tasks
     ):
         return _inject(s, say("todo.advice.create", n=tools), ctx.now, when)
     if s.pending_parallel:
         live = [
             t
             for i in s.pending_parallel
-            if (t := s.tree.get(i)) is not None
+            if (t := tree.get(i)) is not None
             and t.status == "in_progress"
-            and open_dependencies(s.tree.tasks, t)
+            and open_dependencies(tree, t)
         ]
         if not live:
             return None, replace(s, pending_parallel=())  # nothing left to confirm this time
@@ -80,24 +84,22 @@ def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None
                 "todo.advice.parallel_line",
                 id=t.id,
                 subject=t.subject,
-                deps=say("todo.children_sep").join(
-                    f"#{d}" for d in open_dependencies(s.tree.tasks, t)
-                ),
+                deps=say("todo.children_sep").join(f"#{d}" for d in open_dependencies(tree, t)),
             )
             for t in live[:LIST_PARALLEL]
         )
         advice, s = _inject(s, say("todo.advice.parallel", lines=lines), ctx.now, when)
         return advice, replace(s, pending_parallel=())
     if s.unit_long_wait:
-        free = [t for t in incomplete if not open_dependencies(s.tree.tasks, t)]
+        free = list(islice(_free(tree), LIST_WAIT))
         if free:
-            lines = _lines(free[:LIST_WAIT])
+            lines = _lines(free)
             return _inject(s, say("todo.advice.wait", lines=lines), ctx.now, when)
-    if incomplete:
-        text = say("todo.advice.proof", n=len(incomplete), lines=_lines(incomplete[:LIST_PROOF]))
+    if open_count:
+        text = say("todo.advice.proof", n=open_count, lines=_lines(tree.open_tasks(LIST_PROOF)))
         return _inject(s, text, ctx.now, when)
     if s.pending_verify:
-        live_ids = [i for i in s.pending_verify if (t := s.tree.get(i)) and t.status == "completed"]
+        live_ids = [i for i in s.pending_verify if (t := tree.get(i)) and t.status == "completed"]
         if not live_ids:
             return None, replace(s, pending_verify=())
         advice, s = _inject(s, _verify_text(s, live_ids, ctx), ctx.now, when)
@@ -111,20 +113,20 @@ def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, bool, Todos
 
     Returns the continuation (None when nothing is sent), whether the ultimatum counts as
     delivered (sent, or the same words said already), and the new state."""
-    incomplete = s.tree.incomplete
-    if not incomplete:
+    open_count = s.tree.open_count
+    if not open_count:
         return None, False, s
-    if len(incomplete) != s.settled_forced_count or s.last_user_at > s.settled_forced_at:
+    if open_count != s.settled_forced_count or s.last_user_at > s.settled_forced_at:
         s = replace(s, settled_forced=False)
     if s.settled_forced:
         return None, False, s
     if ctx.now - s.last_user_at < ctx.config.todo_quiet_after_ms / 1000:
         return None, False, s
     text = ctx.say(
-        "todo.advice.ultimatum", n=len(incomplete), lines=_lines(incomplete[:LIST_PROOF])
+        "todo.advice.ultimatum", n=open_count, lines=_lines(s.tree.open_tasks(LIST_PROOF))
     )
     forced = replace(
-        s, settled_forced=True, settled_forced_count=len(incomplete), settled_forced_at=ctx.now
+        s, settled_forced=True, settled_forced_count=open_count, settled_forced_at=ctx.now
     )
     if text == s.last_injection_text:
         return None, True, forced  # the same words were already said: counts as delivered
@@ -184,6 +186,14 @@ def _committed(s: TodosState, text: str, now: float) -> TodosState:
         last_injection_at=now,
         injection_streak=s.injection_streak + 1,
     )
+
+
+def _free(tree: TodoTree) -> Iterator[Task]:
+    """Open tasks with no open prerequisite, by id. At most ``SCAN_FREE`` open tasks are
+    looked at, so a huge tree of waiting tasks costs a bounded read, not the whole tree."""
+    for task in islice(tree.iter_open(), SCAN_FREE):
+        if not open_dependencies(tree, task):
+            yield task
 
 
 def _lines(tasks: tuple[Task, ...] | list[Task]) -> str:

@@ -108,9 +108,10 @@ class TodosState:
     unit_long_wait: bool = False
     baselines: tuple[tuple[str, Baseline], ...] = ()
     """Snapshots of the project's files taken when open tasks were created, by ident; tasks
-    created while nothing changed share one."""
-    task_baselines: tuple[tuple[int, str], ...] = ()
-    """The baseline each open task was created with."""
+    created while nothing changed share one. Each task names its own (``Task.baseline``)."""
+    baseline_refs: tuple[tuple[str, int], ...] = ()
+    """How many open tasks use each baseline: one no open task uses is dropped, so the state
+    every hook reads stays as small as the open work (without reading the tree to know)."""
     refused: tuple[tuple[int, str, str], ...] = ()
     """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
     user's notice at a stop."""
@@ -122,7 +123,7 @@ class TodosState:
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
 
 
-_STRUCTURED = ("tree", "storm", "baselines", "task_baselines", "refused")
+_STRUCTURED = ("tree", "storm", "baselines", "baseline_refs", "refused")
 _SCALARS = [f.name for f in fields(TodosState) if f.name not in _STRUCTURED]
 _ID_LISTS = ("pending_verify", "pending_parallel")
 
@@ -149,10 +150,10 @@ class TodosGuard:
             pending_verify=verify,
             pending_parallel=parallel,
             baselines=_load_baselines(raw.get("baselines")),
-            task_baselines=tuple(
-                (int(e[0]), e[1])
-                for e in raw.get("task_baselines") or []
-                if isinstance(e, list) and len(e) == 2 and is_number(e[0]) and isinstance(e[1], str)
+            baseline_refs=tuple(
+                (e[0], int(e[1]))
+                for e in raw.get("baseline_refs") or []
+                if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and is_number(e[1])
             ),
             refused=tuple(
                 (int(e[0]), e[1], e[2])
@@ -166,17 +167,20 @@ class TodosGuard:
         )
 
     def dump_state(self, state: TodosState) -> dict[str, Any]:
-        # not dataclasses.asdict: it deep-copies the whole tree only to have it replaced
+        """The guard's bookkeeping. A tree backed by the store is not in it: the store keeps
+        its tasks as rows and writes only the changed ones (``store.todo_tasks``); a tree in
+        memory (a test's, or one not stored yet) is written whole."""
         data: dict[str, Any] = {name: getattr(state, name) for name in _SCALARS}
+        if not state.tree.stored:
+            data["tree"] = state.tree.to_json()
         data.update(
-            tree=state.tree.to_json(),
             storm=[list(e) for e in state.storm],
             pending_verify=list(state.pending_verify),
             pending_parallel=list(state.pending_parallel),
             baselines=[
                 [ident, b.packed, list(b.skipped), b.complete] for ident, b in state.baselines
             ],
-            task_baselines=[list(e) for e in state.task_baselines],
+            baseline_refs=[list(e) for e in state.baseline_refs],
             refused=[list(e) for e in state.refused],
         )
         return data
@@ -224,7 +228,7 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
     if isinstance(parsed, Problem):
         return Verdict((Block(parsed.render(say)),), s)
     call = parsed
-    tasks = s.tree.tasks
+    tree = s.tree
     baseline: Baseline | None = None
     completion: dict[str, Any] | None = None
     if call.metadata is not None and OWN_KEY in call.metadata:
@@ -232,7 +236,7 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
     if call.action == "create":
         s = replace(s, unit_created_todo=True)
         parent = (call.metadata or {}).get("parentId")
-        problem = validate_parent_ref(tasks, parent)
+        problem = validate_parent_ref(tree, parent)
         if problem:
             return Verdict((Block(say("todo.block.parent", err=problem.render(say))),), s)
         if ctx.config.evidence_check != "off":
@@ -258,10 +262,11 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
     elif call.action == "update" and is_number(call.id):
         s = replace(s, storm=_storm_cleared(s, call.id))
         task = s.tree.get(call.id)
-        if call.status == "in_progress" and task and open_dependencies(tasks, task):
+        if call.status == "in_progress" and task and open_dependencies(tree, task):
             s = replace(s, pending_parallel=_added(s.pending_parallel, task.id))
         if call.status == "deleted" and task is not None:
             s = _abandoned(s, task)
+    before = s.tree.get(call.id) if call.action == "update" else None
     applied = apply_todo(s.tree, call, ctx.now)
     if isinstance(applied, Problem):
         return Verdict((Block(applied.render(say)),), s)
@@ -269,11 +274,13 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
     s = replace(s, tree=applied.tree)
     if baseline is not None and is_number(task_id):
         s = _with_baseline(s, int(task_id), baseline)
+    elif before is not None:
+        s = _baseline_moved(s, before, s.tree.get(before.id))
     record = Record("todo", {"action": call.action, "id": task_id})
     actions: list[Action] = [Reply(applied.result), record]
     if completion is not None:
         actions.append(Record("todo_completed", completion))
-    return Verdict(tuple(actions), _baselines_pruned(s))
+    return Verdict(tuple(actions), s)
 
 
 def _abandoned(s: TodosState, task: Task) -> TodosState:
@@ -312,8 +319,8 @@ def _completion_gates(
     pass is the call with its normalized evidence (and what goalkeeper checked) written back
     into ``metadata``, and the completion record's data."""
     say = ctx.say
-    tasks = s.tree.tasks
-    problem = can_complete_tree(tasks, call.id, sep=say("todo.children_sep"))
+    tree = s.tree
+    problem = can_complete_tree(tree, call.id, sep=say("todo.children_sep"))
     if problem:
         text = say("todo.block.tree", err=problem.render(say))
         return _escalate(s, call.id, "tree", text, ctx, ("tree", ""))
@@ -323,15 +330,16 @@ def _completion_gates(
         text = say("todo.block.evidence", err=err, guide=say("evidence.guide"))
         return _escalate(s, call.id, "evidence", text, ctx, ("evidence", ""))
     evidence = normalized.evidence
-    problem = validate_gate(tasks, call.id, evidence)
+    task = tree.get(call.id)
+    own = (task,) if task is not None else ()  # the gate rules read the one task
+    problem = validate_gate(own, call.id, evidence)
     if problem:
         text = say("todo.block.gate", err=problem.render(say))
         return _escalate(s, call.id, "gate", text, ctx, ("gate", ""))
     mode = ctx.config.evidence_check
-    problem = validate_gate_kind(tasks, call.id, evidence) if mode != "off" else None
+    problem = validate_gate_kind(own, call.id, evidence) if mode != "off" else None
     if problem:
         return _escalate(s, call.id, "effect", problem.render(say), ctx, ("effect", ""))
-    task = s.tree.get(call.id)
     gate = parse_gate(task.metadata.get("gate")) if task is not None else Gate()
     files, commands = evidence_claims(evidence)  # cmd entries whatever the kind (audit D3)
     rerun = mode == "rerun" and gate.test
@@ -349,7 +357,7 @@ def _completion_gates(
                 wanted,
                 ctx.facts or Facts(),
                 ctx,
-                baseline=_baseline_for(s, task.id),
+                baseline=_baseline_for(s, task),
                 test_gate=rerun,
             )
             if judged.refusal:
@@ -379,32 +387,40 @@ def baseline_of(facts: Facts) -> Baseline | None:
 
 
 def _with_baseline(s: TodosState, task_id: int, baseline: Baseline) -> TodosState:
-    """Remember the task's baseline; a task created with the files as an earlier one had them
-    shares its baseline. Past ``MAX_BASELINES`` the oldest is dropped, and its tasks' claims
-    fall back to git and mtime: the state every hook reads stays bounded."""
+    """Remember the new task's baseline; a task created with the files as an earlier one had
+    them shares its baseline. Past ``MAX_BASELINES`` the oldest is dropped, and its tasks'
+    claims fall back to git and mtime: the state every hook reads stays bounded."""
     ident = baseline.ident
     shared = any(i == ident for i, _ in s.baselines)
     known = s.baselines if shared else (*s.baselines, (ident, baseline))[-MAX_BASELINES:]
     kept = {i for i, _ in known}
-    refs = tuple(e for e in s.task_baselines if e[0] != task_id and e[1] in kept)
-    return replace(s, baselines=known, task_baselines=(*refs, (task_id, ident)))
+    refs = {i: n for i, n in s.baseline_refs if i in kept}
+    refs[ident] = refs.get(ident, 0) + 1
+    task = s.tree.get(task_id)
+    tree = s.tree.with_task(replace(task, baseline=ident)) if task is not None else s.tree
+    return replace(s, tree=tree, baselines=known, baseline_refs=tuple(refs.items()))
 
 
-def _baseline_for(s: TodosState, task_id: int) -> Baseline | None:
-    ident = next((i for t, i in s.task_baselines if t == task_id), None)
-    return next((b for i, b in s.baselines if i == ident), None) if ident else None
-
-
-def _baselines_pruned(s: TodosState) -> TodosState:
-    """Only open tasks keep their baseline (a completed or deleted one needs it no more), and
-    only baselines some open task uses are kept: the state stays as small as the open work."""
-    open_ids = {t.id for t in s.tree.incomplete}
-    refs = tuple(e for e in s.task_baselines if e[0] in open_ids)
-    used = {i for _, i in refs}
-    kept = tuple(e for e in s.baselines if e[0] in used)
-    if refs == s.task_baselines and kept == s.baselines:
+def _baseline_moved(s: TodosState, before: Task, after: Task | None) -> TodosState:
+    """A task that closes (completed, deleted) stops using its baseline, one that reopens
+    uses it again while it is kept; a baseline no open task uses is dropped."""
+    if after is None or not before.baseline or before.open == after.open:
         return s
-    return replace(s, task_baselines=refs, baselines=kept)
+    refs = dict(s.baseline_refs)
+    if before.baseline not in refs and not after.open:
+        return s
+    if after.open and not any(i == before.baseline for i, _ in s.baselines):
+        return s  # dropped meanwhile: the reopened task falls back to git and mtime
+    refs[before.baseline] = refs.get(before.baseline, 0) + (1 if after.open else -1)
+    used = {i: n for i, n in refs.items() if n > 0}
+    kept = tuple(e for e in s.baselines if e[0] in used)
+    return replace(s, baselines=kept, baseline_refs=tuple(used.items()))
+
+
+def _baseline_for(s: TodosState, task: Task) -> Baseline | None:
+    if not task.baseline:
+        return None
+    return next((b for i, b in s.baselines if i == task.baseline), None)
 
 
 def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
@@ -432,7 +448,7 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
         return Verdict(told, s)
     push, delivered, s = ultimatum(s, ctx)
     if push is not None:
-        record = Record("todo_ultimatum", {"open": len(s.tree.incomplete)})
+        record = Record("todo_ultimatum", {"open": s.tree.open_count})
         return Verdict((push, record, *told), s)
     if delivered:
         return Verdict(told, s)  # the ultimatum's words were said already: counts as delivered
@@ -444,11 +460,13 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
 
 def stop_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]:
     """The one line the user reads at a stop: each task whose last completion was refused and
-    is not fixed (a deleted one once more, then it is forgotten), and each open gated task."""
+    is not fixed (a deleted one once more, then it is forgotten), and each open gated task.
+    The gated ones are read from the tree's index: the first few, and how many there are."""
     say = ctx.say
     items: list[str] = []
     kept: list[tuple[int, str, str]] = []
     named: set[int] = set()
+    named_gated = 0
     for entry in s.refused:
         task_id, why, detail = entry
         task = s.tree.get(task_id)
@@ -460,20 +478,24 @@ def stop_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]
         else:
             items.append(say("todo.stop.refused", id=task_id, why=because))
             kept.append(entry)
+            named_gated += task.gated
         named.add(task_id)
-    for task in s.tree.incomplete:
+    wanted = max(0, STOP_ITEMS - len(items))  # only the first few items are named
+    gated = [t for t in s.tree.open_tasks(wanted + len(named), gated=True) if t.id not in named]
+    for task in gated[:wanted]:
         gate = parse_gate(task.metadata.get("gate"))
-        if (gate.test or gate.audit) and task.id not in named:
-            items.append(say("todo.stop.open_gated", id=task.id, gate=gate_names(gate)))
+        items.append(say("todo.stop.open_gated", id=task.id, gate=gate_names(gate)))
+    total = len(items) + max(0, s.tree.counts()["gated_open"] - named_gated - len(gated[:wanted]))
     s = replace(s, refused=tuple(kept)) if len(kept) != len(s.refused) else s
     if s.native_refused:  # told once: the host's list is not goalkeeper's to track
         items.append(say("todo.stop.native", tool=s.native_refused))
+        total += 1
         s = replace(s, native_refused="")
     if not items:
         return None, s
     shown = "; ".join(items[:STOP_ITEMS])
-    if len(items) > STOP_ITEMS:
-        shown += say("todo.stop.more", n=len(items) - STOP_ITEMS)
+    if total > STOP_ITEMS:
+        shown += say("todo.stop.more", n=total - STOP_ITEMS)
     return Notify(say("todo.stop.notice", items=shown), "warning"), s
 
 

@@ -103,10 +103,44 @@ def m005_plan_acceptances(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_todo_tasks(conn: sqlite3.Connection) -> None:
+    """The todo tree leaves the session row (issue 12): one row per task, indexed by what an
+    event asks (open, gated, parent), and per session the next id and the counts by state.
+    Existing trees move over, each task with the baseline ident the guard kept for it."""
+    conn.execute(
+        """CREATE TABLE todo_tasks (
+            session_id TEXT NOT NULL,
+            id         INTEGER NOT NULL,
+            status     TEXT NOT NULL,
+            open       INTEGER NOT NULL,
+            gated      INTEGER NOT NULL,
+            parent_id  INTEGER,
+            task       TEXT NOT NULL,
+            PRIMARY KEY (session_id, id)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE INDEX todo_tasks_open ON todo_tasks (session_id, open, id)")
+    conn.execute(
+        "CREATE INDEX todo_tasks_gated ON todo_tasks (session_id, id) WHERE open = 1 AND gated = 1"
+    )
+    conn.execute("CREATE INDEX todo_tasks_parent ON todo_tasks (session_id, parent_id)")
+    conn.execute(
+        """CREATE TABLE todo_trees (
+            session_id TEXT PRIMARY KEY,
+            next_id    INTEGER NOT NULL,
+            counts     TEXT NOT NULL DEFAULT '{}'
+        )"""
+    )
+    from goalkeeper.store.todo_moves import move_session_trees
+
+    move_session_trees(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial,
     m002_deferred_advice,
     m003_trust,
     m004_test_baselines,
     m005_plan_acceptances,
+    m006_todo_tasks,
 )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, TypeGuard, cast
+from typing import Any, Literal, Protocol, TypeGuard, cast
 
 from goalkeeper.core.values import Problem
 
@@ -43,13 +43,29 @@ class Task:
     description: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    baseline: str = ""
+    """The ident of the project snapshot taken when the task was created (the todos guard's
+    bookkeeping): stored with the task, never shown to the model."""
 
     @property
     def parent_id(self) -> int | None:
         value = self.metadata.get("parentId")
         return int(value) if is_number(value) and value == int(value) else None
 
+    @property
+    def open(self) -> bool:
+        return self.status in OPEN
+
+    @property
+    def gated(self) -> bool:
+        """A declared test or audit duty (``metadata.gate``, spec §6)."""
+        from goalkeeper.core.todos.evidence import parse_gate
+
+        gate = parse_gate(self.metadata.get("gate"))
+        return gate.test or gate.audit
+
     def to_json(self) -> dict[str, Any]:
+        """The task as the model reads it (the spec's shape)."""
         data: dict[str, Any] = {"id": self.id, "subject": self.subject, "status": self.status}
         if self.blocked_by:
             data["blockedBy"] = list(self.blocked_by)
@@ -61,28 +77,199 @@ class Task:
         data["updatedAt"] = self.updated_at
         return data
 
+    def stored_json(self) -> dict[str, Any]:
+        """The task as it is stored: the model's shape plus goalkeeper's own bookkeeping."""
+        data = self.to_json()
+        if self.baseline:
+            data["baseline"] = self.baseline
+        return data
 
-@dataclass(frozen=True, slots=True)
+
+OPEN: tuple[Status, ...] = ("pending", "in_progress")
+
+
+class TaskSource(Protocol):
+    """Read access to a stored tree, by what an event needs: one task, a task's children, the
+    open tasks in id order, the counts. The store implements it over indexed rows
+    (``store.todo_tasks``), so an event reads a few rows whatever the tree's size; reads are
+    answered inside the event's transaction, so they are as stable as a value."""
+
+    def task(self, task_id: int) -> Task | None: ...
+
+    def children(self, parent_id: int) -> tuple[Task, ...]: ...
+
+    def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
+        """Open tasks (gated ones only, if asked) with an id above ``after``, ascending."""
+        ...
+
+    def counts(self) -> Mapping[str, int]:
+        """Tasks by status, plus ``gated_open``: open tasks with a declared gate."""
+        ...
+
+    def next_id(self) -> int: ...
+
+    def all_tasks(self) -> tuple[Task, ...]:
+        """Every task in id order: O(n), for a full listing only."""
+        ...
+
+
+class MemoryTasks:
+    """A ``TaskSource`` over tasks in memory: a tree built in a test, or read from JSON."""
+
+    def __init__(self, tasks: Iterable[Task] = (), next_id: int = 1) -> None:
+        self._by_id = {t.id: t for t in tasks}
+        self._next_id = next_id
+
+    def task(self, task_id: int) -> Task | None:
+        return self._by_id.get(task_id)
+
+    def children(self, parent_id: int) -> tuple[Task, ...]:
+        return tuple(t for t in self._by_id.values() if t.parent_id == parent_id)
+
+    def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
+        found = sorted(
+            (t for t in self._by_id.values() if t.id > after and t.open and (t.gated or not gated)),
+            key=lambda t: t.id,
+        )
+        return tuple(found[:limit])
+
+    def counts(self) -> Mapping[str, int]:
+        return _counts(self._by_id.values())
+
+    def next_id(self) -> int:
+        return self._next_id
+
+    def all_tasks(self) -> tuple[Task, ...]:
+        return tuple(sorted(self._by_id.values(), key=lambda t: t.id))
+
+
+def _counts(tasks: Iterable[Task]) -> dict[str, int]:
+    counts = dict.fromkeys((*STATUSES, "gated_open"), 0)
+    for t in tasks:
+        counts[t.status] += 1
+        counts["gated_open"] += t.open and t.gated
+    return counts
+
+
 class TodoTree:
-    tasks: tuple[Task, ...] = ()
-    next_id: int = 1
+    """The session's tree as a value: a source of stored tasks plus the tasks this event
+    changed. Reads go to the changes first, then to the source; a change never touches the
+    source, so an event that changes nothing has nothing to write, and the store writes only
+    ``changed`` (one row per changed task, whatever the tree's size).
+
+    ``TodoTree(tasks, next_id)`` is a tree in memory (tests, JSON)."""
+
+    __slots__ = ("_next_id", "changed", "source")
+
+    def __init__(
+        self,
+        tasks: Iterable[Task] = (),
+        next_id: int = 1,
+        *,
+        source: TaskSource | None = None,
+        changed: Mapping[int, Task] | None = None,
+    ) -> None:
+        self.source: TaskSource = source if source is not None else MemoryTasks(tasks, next_id)
+        self.changed: Mapping[int, Task] = changed or {}
+        self._next_id = next_id if source is None else None
+
+    @property
+    def next_id(self) -> int:
+        if self._next_id is None:
+            self._next_id = self.source.next_id()
+        return self._next_id
+
+    @property
+    def stored(self) -> bool:
+        """Backed by the store (not by tasks in memory)."""
+        return not isinstance(self.source, MemoryTasks)
+
+    def with_task(self, task: Task, next_id: int | None = None) -> TodoTree:
+        """A new tree with ``task`` added or replaced: O(changed), never O(tree)."""
+        new = TodoTree(source=self.source, changed={**self.changed, task.id: task})
+        new._next_id = max(next_id or 0, self.next_id, task.id + 1)
+        return new
+
+    def stored_in(self, source: TaskSource) -> TodoTree:
+        """This tree on top of the store's ``source``: tasks it holds in memory (a tree kept
+        in an old session row) become changes, so the store writes them once."""
+        tasks = {t.id: t for t in self.tasks}
+        new = TodoTree(source=source, changed=tasks)
+        if tasks or self.next_id > 1:
+            new._next_id = max(self.next_id, source.next_id())
+        return new
 
     def get(self, task_id: object) -> Task | None:
-        if not is_number(task_id):
+        if not is_number(task_id) or task_id != int(task_id):
             return None
-        return next((t for t in self.tasks if t.id == task_id), None)
+        key = int(task_id)
+        return self.changed[key] if key in self.changed else self.source.task(key)
+
+    def children(self, parent_id: int) -> tuple[Task, ...]:
+        stored = [t for t in self.source.children(parent_id) if t.id not in self.changed]
+        mine = [t for t in self.changed.values() if t.parent_id == parent_id]
+        return tuple(sorted((*stored, *mine), key=lambda t: t.id))
+
+    def open_tasks(self, limit: int, *, after: int = 0, gated: bool = False) -> tuple[Task, ...]:
+        """The first ``limit`` open tasks (of those with a declared gate, if asked) by id."""
+        stored = self.source.open_tasks(after, limit + len(self.changed), gated=gated)
+        merged = [t for t in stored if t.id not in self.changed]
+        merged += [
+            t for t in self.changed.values() if t.id > after and t.open and (t.gated or not gated)
+        ]
+        return tuple(sorted(merged, key=lambda t: t.id)[:limit])
+
+    def iter_open(self, page: int = 200) -> Iterator[Task]:
+        """Every open task by id, read a page at a time (stop early to read little)."""
+        after = 0
+        while True:
+            batch = self.open_tasks(page, after=after)
+            yield from batch
+            if len(batch) < page:
+                return
+            after = batch[-1].id
+
+    def counts(self) -> dict[str, int]:
+        """Tasks by status and ``gated_open``, the changes included."""
+        counts = dict(self.source.counts())
+        for task in self.changed.values():
+            before = self.source.task(task.id)
+            if before is not None:
+                counts[before.status] -= 1
+                counts["gated_open"] -= before.open and before.gated
+            counts[task.status] += 1
+            counts["gated_open"] += task.open and task.gated
+        return counts
 
     @property
-    def live(self) -> tuple[Task, ...]:
-        """Every task except the deleted tombstones."""
-        return tuple(t for t in self.tasks if t.status != "deleted")
+    def open_count(self) -> int:
+        counts = self.counts()
+        return counts["pending"] + counts["in_progress"]
 
     @property
-    def incomplete(self) -> tuple[Task, ...]:
-        return tuple(t for t in self.tasks if t.status in ("pending", "in_progress"))
+    def live_count(self) -> int:
+        """Tasks that are not deleted tombstones."""
+        counts = self.counts()
+        return counts["pending"] + counts["in_progress"] + counts["completed"]
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        """Every task by id: O(n), for a full listing (the CLI, tests), never an event's path."""
+        stored = [t for t in self.source.all_tasks() if t.id not in self.changed]
+        return tuple(sorted((*stored, *self.changed.values()), key=lambda t: t.id))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TodoTree):
+            return NotImplemented
+        return self.tasks == other.tasks and self.next_id == other.next_id
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TodoTree(changed={list(self.changed)}, next_id={self._next_id})"
 
     def to_json(self) -> dict[str, Any]:
-        return {"tasks": [t.to_json() for t in self.tasks], "nextId": self.next_id}
+        return {"tasks": [t.stored_json() for t in self.tasks], "nextId": self.next_id}
 
     @classmethod
     def from_json(cls, raw: object) -> TodoTree:
@@ -90,14 +277,23 @@ class TodoTree:
         if not isinstance(raw, Mapping):
             return cls()
         tasks = []
-        for item in raw.get("tasks") or []:
-            task = _task_from_json(item)
+        items = raw.get("tasks")
+        for item in items if isinstance(items, list) else []:
+            task = task_from_json(item)
             if task is not None:
                 tasks.append(task)
         next_id = raw.get("nextId")
         highest = max((t.id for t in tasks), default=0)
         n = int(next_id) if is_number(next_id) and next_id == int(next_id) else highest + 1
         return cls(tuple(tasks), max(n, highest + 1))
+
+
+Tasks = TodoTree | Sequence[Task]
+"""What the tree rules read: the tree, or plain tasks (a test's, a rule's own)."""
+
+
+def as_tree(tasks: Tasks) -> TodoTree:
+    return tasks if isinstance(tasks, TodoTree) else TodoTree(tasks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,44 +360,43 @@ def parse_todo_call(raw: object) -> TodoCall | Problem:
     )
 
 
-def validate_parent_ref(tasks: Sequence[Task], parent_id: object) -> Problem | None:
+def validate_parent_ref(tasks: Tasks, parent_id: object) -> Problem | None:
     """Spec §5.1: a child must hang under a task that exists."""
     if parent_id is None:
         return None
     if not is_number(parent_id):
         return Problem.of("todo.parent_not_number", value=js_str(parent_id))
-    if not any(t.id == parent_id for t in tasks):
+    if as_tree(tasks).get(parent_id) is None:
         return Problem.of("todo.parent_missing", id=js_str(parent_id))
     return None
 
 
-def can_complete_tree(tasks: Sequence[Task], task_id: object, *, sep: str = "、") -> Problem | None:
+def can_complete_tree(tasks: Tasks, task_id: object, *, sep: str = "、") -> Problem | None:
     """Spec §5.2: a parent completes only after every live direct child has (children are
     checked the same way, so the closure holds inductively). An id that is not a number is
     refused: an undecidable case never passes."""
     if not is_number(task_id):
         return Problem.of("todo.id_not_number", value=js_str(task_id))
-    open_children = [
-        t for t in tasks if t.parent_id == task_id and t.status not in ("deleted", "completed")
-    ]
+    if task_id != int(task_id):
+        return None  # no task has it, so no task is its child
+    children = as_tree(tasks).children(int(task_id))
+    open_children = [t for t in children if t.status not in ("deleted", "completed")]
     if not open_children:
         return None
     listed = sep.join(f"#{t.id} {t.subject}" for t in open_children)
     return Problem.of("todo.children_open", children=listed)
 
 
-def open_dependencies(tasks: Sequence[Task], task: Task) -> tuple[int, ...]:
+def open_dependencies(tasks: Tasks, task: Task) -> tuple[int, ...]:
     """The ``blockedBy`` ids that exist and are neither completed nor deleted."""
-    by_id = {t.id: t for t in tasks}
-    return tuple(
-        d for d in task.blocked_by if d in by_id and by_id[d].status not in ("completed", "deleted")
-    )
+    tree = as_tree(tasks)
+    return tuple(d for d in task.blocked_by if (t := tree.get(d)) is not None and t.open)
 
 
-def prune_alive(tasks: Sequence[Task], ids: Iterable[int], want: Status) -> tuple[int, ...]:
+def prune_alive(tasks: Tasks, ids: Iterable[int], want: Status) -> tuple[int, ...]:
     """The ids (in order) whose task is in the ``want`` state."""
-    status = {t.id: t.status for t in tasks}
-    return tuple(i for i in ids if status.get(i) == want)
+    tree = as_tree(tasks)
+    return tuple(i for i in ids if (t := tree.get(i)) is not None and t.status == want)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,15 +408,19 @@ class Applied:
 
 
 def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
-    """The todo tool: create / update / list / get. The result has the shape the spec reads
-    (``{"action", "params", "tasks", "nextId"}``, plus ``task`` for create/update/get)."""
+    """The todo tool: create / update / list / get, each O(1) in the tree's size. The result
+    has the spec's shape (``{"action", "params", "nextId"}``, ``task`` for create/update/get),
+    with the whole ``tasks`` list while the tree is small, else a bounded ``summary``
+    (``core.todos.reply``)."""
+    from goalkeeper.core.todos.reply import result
+
     if call.action == "list":
-        return Applied(tree, _result(tree, call))
+        return Applied(tree, result(tree, call))
     if call.action == "get":
         found = tree.get(call.id)
         if found is None:
             return _unknown(call.id)
-        return Applied(tree, {**_result(tree, call), "task": found.to_json()})
+        return Applied(tree, result(tree, call, found))
     if call.action == "create":
         if not call.subject or not call.subject.strip():
             return Problem.of("todo.error.subject")
@@ -238,8 +437,8 @@ def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
             created_at=now,
             updated_at=now,
         )
-        new = TodoTree((*tree.tasks, task), tree.next_id + 1)
-        return Applied(new, {**_result(new, call), "task": task.to_json()})
+        new = tree.with_task(task, tree.next_id + 1)
+        return Applied(new, result(new, call, task))
     found = tree.get(call.id)
     if found is None:
         return _unknown(call.id)
@@ -257,8 +456,8 @@ def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
     if call.metadata is not None:
         changes["metadata"] = _json_clean({**found.metadata, **call.metadata})
     updated = replace(found, **changes)
-    new = TodoTree(tuple(updated if t.id == found.id else t for t in tree.tasks), tree.next_id)
-    return Applied(new, {**_result(new, call), "task": updated.to_json()})
+    new = tree.with_task(updated)
+    return Applied(new, result(new, call, updated))
 
 
 def js_str(value: object) -> str:
@@ -297,7 +496,8 @@ class _Undefined:
 UNDEFINED: Any = _Undefined()
 
 
-def _task_from_json(item: object) -> Task | None:
+def task_from_json(item: object) -> Task | None:
+    """A stored task; None when it cannot be read (never raised)."""
     if not isinstance(item, Mapping):
         return None
     task_id, subject, status = item.get("id"), item.get("subject"), item.get("status")
@@ -314,6 +514,7 @@ def _task_from_json(item: object) -> Task | None:
         description=item.get("description") if isinstance(item.get("description"), str) else None,
         created_at=float(created) if is_number(created) else 0.0,
         updated_at=float(updated) if is_number(updated) else 0.0,
+        baseline=item["baseline"] if isinstance(item.get("baseline"), str) else "",
     )
 
 
@@ -328,16 +529,6 @@ def _json_clean(data: Mapping[str, Any]) -> dict[str, Any]:
     """A JSON-only copy (the input may be shared or hold odd types; it is never mutated)."""
     cleaned = json.loads(json.dumps(dict(data), default=str))
     return cleaned if isinstance(cleaned, dict) else {}
-
-
-def _result(tree: TodoTree, call: TodoCall) -> dict[str, Any]:
-    params = {k: v for k, v in call.raw.items() if k != "session"}
-    return {
-        "action": call.action,
-        "params": params,
-        "tasks": [t.to_json() for t in tree.tasks],
-        "nextId": tree.next_id,
-    }
 
 
 def _unknown(task_id: object) -> Problem:

@@ -1,0 +1,133 @@
+"""The todo tree in rows of its own (issue 12): an event reads the few rows it asks for and
+writes only the tasks it changed; old session rows holding a tree move over on migration."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from goalkeeper.core.todos.tree import Task, TodoTree
+from goalkeeper.hosts.mcp_server import call_todo
+from goalkeeper.store.db import Store, state_path
+from goalkeeper.store.migrations import MIGRATIONS
+from goalkeeper.store.sessions import get_session
+from goalkeeper.store.todo_tasks import TaskTable, store_tree
+
+ENV = {"GOALKEEPER_LANG": "en"}
+
+
+def old_database(project: Path, guards: dict[str, object]) -> None:
+    """A state.db as goalkeeper wrote it before migration 006, with one session row."""
+    path = state_path(project)
+    path.parent.mkdir()
+    conn = sqlite3.connect(path)
+    for migration in MIGRATIONS[:5]:
+        migration(conn)
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute(
+        "INSERT INTO sessions (session_id, host, created_at, updated_at, guards) "
+        "VALUES ('old', 'mcp', 1, 1, ?)",
+        (json.dumps(guards),),
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_an_old_session_tree_moves_into_its_own_rows(tmp_path: Path) -> None:
+    """Tasks, next id and each open task's baseline survive; the session row sheds the tree."""
+    tree = {
+        "tasks": [
+            {"id": 1, "subject": "parent", "status": "in_progress"},
+            {"id": 2, "subject": "child", "status": "pending", "metadata": {"parentId": 1}},
+            {"id": 3, "subject": "gated", "status": "pending", "metadata": {"gate": "test"}},
+            {"id": 4, "subject": "done", "status": "completed"},
+        ],
+        "nextId": 9,
+    }
+    todos = {"tree": tree, "task_baselines": [[2, "b1"], [3, "b1"]], "current_round": 4}
+    old_database(tmp_path, {"todos": todos, "cadence": {"x": 1}})
+    conn = Store(tmp_path).connection()
+    table = TaskTable(conn, "old")
+    assert [(t.id, t.status, t.baseline) for t in table.all_tasks()] == [
+        (1, "in_progress", ""),
+        (2, "pending", "b1"),
+        (3, "pending", "b1"),
+        (4, "completed", ""),
+    ]
+    assert table.next_id() == 9
+    assert table.counts() == {
+        "pending": 2,
+        "in_progress": 1,
+        "completed": 1,
+        "deleted": 0,
+        "gated_open": 1,
+    }
+    row = get_session(conn, "old")
+    assert row is not None
+    assert "tree" not in row.guards["todos"] and "task_baselines" not in row.guards["todos"]
+    assert row.guards["todos"]["baseline_refs"] == [["b1", 2]]
+    assert row.guards["todos"]["current_round"] == 4 and row.guards["cadence"] == {"x": 1}
+    conn.close()
+    text, error = call_todo(tmp_path, {"action": "create", "subject": "new", "session": "old"}, ENV)
+    assert not error and json.loads(text)["task"]["id"] == 9
+    text, error = call_todo(
+        tmp_path, {"action": "update", "id": 1, "status": "completed", "session": "old"}, ENV
+    )
+    assert error and "#2 child" in text  # the tree rule still sees the moved child
+
+
+def statements(project: Path, run: object) -> list[str]:
+    """The SQL the engine ran during ``run()`` on the project's store (one shared store)."""
+    seen: list[str] = []
+    store = Store(project)
+    store.connection().set_trace_callback(seen.append)
+    try:
+        run(store)  # type: ignore[operator]
+    finally:
+        store.close()
+    return seen
+
+
+def big_session(project: Path, n: int) -> None:
+    tasks = [Task(i, f"task {i}", "pending" if i % 2 else "completed") for i in range(1, n + 1)]
+    store = Store(project)
+    with store.transaction() as conn:
+        store_tree(conn, "big", TodoTree(tasks, n + 1))
+    store.close()
+
+
+def test_an_event_that_does_not_change_the_tree_does_not_write_it(tmp_path: Path) -> None:
+    """A Bash call and a ``list`` at 3,000 tasks: no task row written, none read in bulk, and
+    the session row stays small (before: the whole tree was decoded and rewritten each time)."""
+    big_session(tmp_path, 3000)
+
+    def run(store: Store) -> None:
+        for args in ({"action": "list"}, {"action": "get", "id": 7}):
+            text, error = call_todo(tmp_path, {**args, "session": "big"}, ENV, store)
+            assert not error and len(text) < 8 * 1024
+
+    seen = statements(tmp_path, run)
+    touching = [s for s in seen if "todo_tasks" in s or "todo_trees" in s]
+    assert touching and not any(s.lstrip().upper().startswith("INSERT") for s in touching)
+    assert all("LIMIT" in s or "id = " in s for s in touching if "FROM todo_tasks" in s)
+    row = get_session(Store(tmp_path).connection(), "big")
+    assert row is not None and len(json.dumps(row.guards)) < 4096
+
+
+def test_a_create_writes_one_task_row_whatever_the_trees_size(tmp_path: Path) -> None:
+    """Creating todo 3,001 inserts one task row and reads no other task (before: O(n) per
+    create, 434 s for 5,000)."""
+    big_session(tmp_path, 3000)
+
+    def run(store: Store) -> None:
+        text, error = call_todo(
+            tmp_path, {"action": "create", "subject": "more", "session": "big"}, ENV, store
+        )
+        assert not error and json.loads(text)["task"]["id"] == 3001
+
+    seen = statements(tmp_path, run)
+    writes = [s for s in seen if s.lstrip().upper().startswith("INSERT") and "todo_tasks" in s]
+    assert len(writes) == 1 and "3001" in writes[0]
+    assert all("LIMIT" in s or "id = " in s for s in seen if "FROM todo_tasks" in s)
+    assert TaskTable(Store(tmp_path).connection(), "big").counts()["pending"] == 1501
