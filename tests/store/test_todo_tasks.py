@@ -131,3 +131,27 @@ def test_a_create_writes_one_task_row_whatever_the_trees_size(tmp_path: Path) ->
     assert len(writes) == 1 and "3001" in writes[0]
     assert all("LIMIT" in s or "id = " in s for s in seen if "FROM todo_tasks" in s)
     assert TaskTable(Store(tmp_path).connection(), "big").counts()["pending"] == 1501
+
+
+def test_the_trees_questions_read_a_few_rows_however_rare_the_answer(tmp_path: Path) -> None:
+    """The first open task, the first gated one and a parent's children, when 5,999 of 6,000
+    tasks are completed: SQLite's planner, left to itself, walks the whole tree by id."""
+    tasks = [Task(i, f"t{i}", "completed", metadata={"parentId": 1}) for i in range(1, 6000)]
+    tasks.append(Task(6000, "last", metadata={"gate": "test", "parentId": 7}))
+    big = Store(tmp_path)
+    with big.transaction() as conn:
+        store_tree(conn, "s", TodoTree(tasks, 6001))
+    conn = big.connection()
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    conn.set_progress_handler(count, 100)  # called every 100 virtual machine instructions
+    table = TaskTable(conn, "s")
+    assert [t.id for t in table.open_tasks(0, 5)] == [6000]
+    assert [t.id for t in table.open_tasks(0, 3, gated=True)] == [6000]
+    assert [t.id for t in table.children(7)] == [6000]
+    assert steps[0] < 20, steps[0]
+    big.close()
