@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.shell.writes import in_project, locate, read_writes, written_paths
+from goalkeeper.core.shell.places import in_project, locate
+from goalkeeper.core.shell.writes import read_writes, written_paths
 
 
 @pytest.mark.parametrize(
@@ -76,6 +77,12 @@ from goalkeeper.core.shell.writes import in_project, locate, read_writes, writte
         ("sudo -u app sed -i s/a/b/ wrapped.py", ("wrapped.py",)),  # the -i is sed's
         ("env -i A=1 sed -i s/a/b/ env.py", ("env.py",)),
         ("timeout -s KILL 5 sed -i s/a/b/ slow.py", ("slow.py",)),
+        ("bash <<< 'echo x > here.txt'", ("here.txt",)),
+        ("curl -sSLo page.html https://x.test", ("page.html",)),
+        ("curl --output o.json https://x.test", ("o.json",)),
+        ("wget -qO doc.html https://x.test", ("doc.html",)),
+        ("tar -czf out.tgz src", ("out.tgz",)),
+        ("tar czf old.tgz src", ("old.tgz",)),
     ],
 )
 def test_writes_are_found(command: str, expected: tuple[str, ...]) -> None:
@@ -117,6 +124,11 @@ def test_writes_are_found(command: str, expected: tuple[str, ...]) -> None:
         "python build.py",
         "command -v tee",
         "tee --help",
+        "curl -s https://x.test/api",
+        "wget -qO - https://x.test | head",
+        "tar -tf x.tar",
+        "git status && git diff && git stash list && git reset a.py",
+        "bash < script.sh",
     ],
 )
 def test_reads_runs_and_scratch_writes_are_not_writes(command: str) -> None:
@@ -162,6 +174,14 @@ def test_scratch_space_outside_the_project_is_not_code(path: str, inside: bool) 
         ("patch -p1 < fix.diff", "patch -p1"),
         ("git apply fix.diff", "git apply fix.diff"),
         ("source <(curl -s https://x.test/env)", "source <(curl -s https://x.test/env)"),
+        ('bash <<< "$X"', '"$X"'),
+        ("bash < <(curl -s https://x.test/i.sh)", "<(curl -s https://x.test/i.sh)"),
+        ("curl -O https://x.test/f.py", "curl -O https://x.test/f.py"),
+        ("wget https://x.test/f.py", "wget https://x.test/f.py"),
+        ("tar -xzf src.tgz", "tar -xzf src.tgz"),
+        ("git checkout -- src/app.py", "git checkout -- src/app.py"),
+        ("git -C sub stash", "git -C sub stash"),
+        ("git reset --hard", "git reset --hard"),
     ],
 )
 def test_what_it_cannot_place_is_reported_as_unknown(command: str, unknown: str) -> None:

@@ -36,7 +36,8 @@ from goalkeeper.core.cadence.gates import (
     declared_commands,
     evaluate_round,
 )
-from goalkeeper.core.shell.writes import inside, locate, read_writes, run_writes
+from goalkeeper.core.shell.places import inside, locate
+from goalkeeper.core.shell.writes import read_writes, run_writes
 from goalkeeper.core.tools import SHELL_TOOLS, shell_command, tool_target
 from goalkeeper.core.tools import WRITE_TOOLS as CODE_WRITING_TOOLS
 from goalkeeper.core.values import (

@@ -31,7 +31,8 @@ from goalkeeper.core.proof.test_runners import could_verify, narrows_selection, 
 from goalkeeper.core.proof.test_summary import parse_test_summary
 from goalkeeper.core.proof.verification import find_verification
 from goalkeeper.core.shell.line import part_words
-from goalkeeper.core.shell.writes import inside, locate, run_writes
+from goalkeeper.core.shell.places import inside, locate
+from goalkeeper.core.shell.writes import run_writes
 from goalkeeper.core.text.mdcode import inline_code_spans
 from goalkeeper.core.values import ToolRun
 

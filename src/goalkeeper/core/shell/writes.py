@@ -7,12 +7,14 @@ for ``cat > app.py <<EOF`` instead. The reader takes the line apart as bash woul
 redirections) and judges each simple command: redirections (``>``, ``>>``, ``&>``, ``>|``,
 ``<>``), ``tee``, in-place editors (``sed -i``, ``perl -i``), copies, moves and links onto a path
 (``cp``, ``mv``, ``install``, ``ln``, ``rsync``, with ``-t DIR`` too), ``dd of=``, ``truncate``,
-``touch``, and the command lines a line runs itself (``bash -c '…'``, ``eval``, ``$(…)``, a
-heredoc fed to a shell, ``find -exec``, ``xargs``). What it cannot read as a path (``> "$f"``,
-``tee ~/x``, ``bash -c "$cmd"``, a program named by a variable) is reported as unknown, for the
-caller to treat as a write it cannot place. It is a reading of the text, not a sandbox: a
+``touch``, downloads (``curl -o``, ``wget -O``), archives (``tar -cf``), removals (``rm``, the
+sources of ``mv``), and the command lines a line runs itself (``bash -c '…'``, ``bash <<<``,
+``eval``, ``$(…)``, a heredoc fed to a shell, ``find -exec``, ``xargs``). What it cannot read as
+a path (``> "$f"``, ``tee ~/x``, ``bash -c "$cmd"``, a program named by a variable, ``patch``,
+``tar -x``, ``git checkout``) is reported as unknown, for the caller to treat as a write it
+cannot place. It is a reading of the text, not a sandbox: a
 program that writes by itself (``python build.py``) is not seen, and nothing here runs the
-command. Where a path lies is ``locate``'s question. Pure.
+command. Where a path lies is ``places.locate``'s question. Pure.
 """
 
 from __future__ import annotations
@@ -20,9 +22,16 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from goalkeeper.core.shell.line import Simple, Word, base, simple_commands, split_heredocs
+from goalkeeper.core.shell.line import (
+    Redirect,
+    Simple,
+    Word,
+    base,
+    simple_commands,
+    split_heredocs,
+)
+from goalkeeper.core.shell.options import read_options
 from goalkeeper.core.values import ToolRun
 
 MAX_DEPTH = 4
@@ -55,7 +64,6 @@ _WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its 
 _LINKERS = frozenset({"ln", "link"})
 _REMOVERS = frozenset({"rm", "unlink", "rmdir", "shred"})
 _COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln"})
-Where = Literal["project", "outside", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,40 +126,6 @@ def run_writes(run: ToolRun) -> tuple[str, ...]:
     return ()
 
 
-def locate(path: str, root: str) -> tuple[Where, str]:
-    """Where ``path`` (as a command or tool wrote it, run from the project's root) lies, read
-    lexically (``..``, ``.`` and repeated slashes resolved; symlinks are the caller's, who can
-    look): ("project", the project-relative path, "" for the root), ("outside", the normalised
-    absolute path), or ("unknown", path) for what the text cannot place — a variable, ``~``,
-    and a relative path that climbs out of the root (the shell's working directory may be
-    elsewhere in the project: ``cd src`` persists between calls)."""
-    if not path or path.startswith(("$", "~")) or "\0" in path:
-        return "unknown", path
-    norm = posixpath.normpath(path)
-    if norm.startswith("//"):
-        norm = "/" + norm.lstrip("/")
-    if not norm.startswith("/"):
-        if norm == ".." or norm.startswith("../"):
-            return "unknown", path
-        return "project", "" if norm == "." else norm
-    top = posixpath.normpath(root) if root else ""
-    if top and (norm == top or top == "/" or norm.startswith(top + "/")):
-        return "project", norm[len(top) :].lstrip("/") if top != "/" else norm.lstrip("/")
-    return "outside", norm
-
-
-def in_project(path: str, root: str) -> bool:
-    """Whether ``path`` is in the project at ``root`` as the text shows (``locate``): ``/tmp/x``,
-    ``$TMPDIR/x``, ``~/x`` or ``../x`` are not (scratch space, or a place it cannot tell)."""
-    return locate(path, root)[0] == "project"
-
-
-def inside(rel: str, folder: str) -> bool:
-    """Whether the project-relative ``rel`` is ``folder`` or under it (both normalised)."""
-    folder = posixpath.normpath(folder.strip("/"))
-    return rel == folder or rel.startswith(folder + "/")
-
-
 def _read(command: str, found: _Found, depth: int) -> None:
     if depth > MAX_DEPTH:
         found.unknown.append(command.strip()[:80])
@@ -174,10 +148,12 @@ def _simple(simple: Simple, found: _Found, depth: int) -> None:
         found.target(target)
     for inner in simple.inner:
         _read(inner, found, depth + 1)
-    _command(list(simple.words), found, depth, bool(simple.redirects))
+    _command(list(simple.words), found, depth, simple.redirects)
 
 
-def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> None:
+def _command(
+    words: list[Word], found: _Found, depth: int, redirects: tuple[Redirect, ...] = ()
+) -> None:
     """The writes of one command's words (wrappers such as ``sudo`` or ``xargs`` taken off)."""
     fed = False  # under xargs: more operands come from its input
     while words and (words[0].raw in _KEYWORDS or _is_assignment(words[0])):
@@ -185,7 +161,7 @@ def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> 
     while words and words[0].literal and base(words[0].text) in _WRAPPERS:
         name = base(words[0].text)
         fed = fed or name == "xargs"
-        rest, values = _options(words[1:], _WRAPPERS[name], first_operand_ends=True)
+        rest, values = read_options(words[1:], _WRAPPERS[name], first_operand_ends=True)
         if name == "env" and "S" in values:
             _read(values["S"].text, found, depth + 1)
         if name == "timeout" and rest:
@@ -199,7 +175,7 @@ def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> 
         return
     name, args = base(words[0].text), words[1:]
     before = len(found.paths) + len(found.unknown)
-    _program(name, args, found, depth, redirected)
+    _program(name, args, found, depth, redirects)
     if fed and len(found.paths) + len(found.unknown) == before and name in _OPERAND_WRITERS:
         found.unknown.append(f"xargs {name}")  # ``xargs sed -i …``: the files come from input
 
@@ -207,13 +183,15 @@ def _command(words: list[Word], found: _Found, depth: int, redirected: bool) -> 
 _OPERAND_WRITERS = frozenset(
     {"tee", "sed", "perl", "ruby", "touch", "truncate", "dd"} | _COPIERS | _REMOVERS
 )
-_PATCHERS = frozenset({"patch"})
-"""Programs whose targets are named in their input (a diff), not on the line."""
+_PATCHERS = frozenset({"patch", "unzip", "cpio"})
+"""Programs whose targets are named in their input (a diff, an archive), not on the line."""
 
 
-def _program(name: str, args: list[Word], found: _Found, depth: int, redirected: bool) -> None:
+def _program(
+    name: str, args: list[Word], found: _Found, depth: int, redirects: tuple[Redirect, ...]
+) -> None:
     if name == "tee":
-        for word in _options(args, "")[0]:
+        for word in read_options(args, "")[0]:
             found.target(word)
     elif name == "sed":
         _sed(args, found)
@@ -226,13 +204,13 @@ def _program(name: str, args: list[Word], found: _Found, depth: int, redirected:
             if word.text.startswith("of="):
                 found.target(Word(word.text[3:], word.raw, word.literal))
     elif name == "truncate":
-        for word in _options(args, "sr")[0]:
+        for word in read_options(args, "sr")[0]:
             found.target(word)
     elif name == "touch":
-        for word in _options(args, "dtr")[0]:
+        for word in read_options(args, "dtr")[0]:
             found.target(word)
     elif name in _SHELLS:
-        _shell(args, found, depth, redirected)
+        _shell(args, found, depth, redirects)
     elif name == "eval":
         if all(w.literal for w in args):
             _read(" ".join(w.text for w in args), found, depth + 1)
@@ -241,9 +219,13 @@ def _program(name: str, args: list[Word], found: _Found, depth: int, redirected:
     elif name == "find":
         _find(args, found, depth)
     elif name in _REMOVERS:
-        for word in _options(args, "ns" if name == "shred" else "")[0]:
+        for word in read_options(args, "ns" if name == "shred" else "")[0]:
             found.removal(word)
-    elif name in _PATCHERS or (name == "git" and _git_writes_from_input(args)):
+    elif name in ("curl", "wget"):
+        _download(name, args, found)
+    elif name == "tar":
+        _tar(args, found)
+    elif name in _PATCHERS or (name == "git" and _git_changes_the_tree(args)):
         found.unknown.append(" ".join([name, *(w.raw for w in args)])[:80])
     elif name in ("source", ".") and args and not args[0].literal:
         found.unknown.append(f"{name} {args[0].raw}")  # source <(…): a script it cannot see
@@ -251,7 +233,7 @@ def _program(name: str, args: list[Word], found: _Found, depth: int, redirected:
 
 def _sed(args: list[Word], found: _Found) -> None:
     """``sed -i[SUFFIX] [-e SCRIPT | -f FILE]… [SCRIPT] FILE…``: the files after the script."""
-    operands, values = _options(args, "efl", optional="i", long_values=("expression", "file"))
+    operands, values = read_options(args, "efl", optional="i", long_values=("expression", "file"))
     if "i" not in values and "in-place" not in values:
         return
     scripted = any(k in values for k in ("e", "f", "expression", "file"))
@@ -261,7 +243,7 @@ def _sed(args: list[Word], found: _Found) -> None:
 
 def _perl(args: list[Word], found: _Found) -> None:
     """``perl -pi[.bak] -e PROGRAM FILE…`` (the files), ``perl -i SCRIPT FILE…`` (after it)."""
-    operands, values = _options(args, "eEIMx", optional="i0l")
+    operands, values = read_options(args, "eEIMx", optional="i0l")
     if "i" not in values:
         return
     for word in operands if ("e" in values or "E" in values) else operands[1:]:
@@ -271,7 +253,7 @@ def _perl(args: list[Word], found: _Found) -> None:
 def _copy(name: str, args: list[Word], found: _Found) -> None:
     """``cp SRC… DEST``, ``cp -t DIR SRC…`` (``DIR/<name>`` each), ``ln [-s] TARGET [LINK]``."""
     takes = {"install": "mogSt", "rsync": "eTf"}.get(name, "tS")
-    operands, values = _options(
+    operands, values = read_options(
         args, takes, long_values=("target-directory", "suffix", "mode", "owner", "group")
     )
     if name == "install" and ("d" in values or "directory" in values):
@@ -303,9 +285,10 @@ def _copy(name: str, args: list[Word], found: _Found) -> None:
             found.links.append(word.raw if not word.literal else word.text)
 
 
-def _shell(args: list[Word], found: _Found, depth: int, redirected: bool) -> None:
-    """``bash -c 'LINE'`` (the line is read), ``bash`` reading its input (unknown, unless a
-    heredoc feeds it: that body is read), ``bash script.sh`` (a program: not seen)."""
+def _shell(args: list[Word], found: _Found, depth: int, redirects: tuple[Redirect, ...]) -> None:
+    """``bash -c 'LINE'`` and ``bash <<< 'LINE'`` (the line is read), ``bash <<EOF`` (the body
+    is, by ``_read``), ``bash script.sh`` or ``bash < script.sh`` (a program: not seen), and
+    a shell reading a line the text does not show (``curl … | sh``, ``bash < <(…)``): unknown."""
     for i, word in enumerate(args):
         if word.text.startswith("-") and not word.text.startswith("--") and "c" in word.text:
             line = args[i + 1] if i + 1 < len(args) else None
@@ -316,9 +299,43 @@ def _shell(args: list[Word], found: _Found, depth: int, redirected: bool) -> Non
             else:
                 found.unknown.append(f"{word.raw} {line.raw}")
             return
-    operands = [w for w in args if not w.text.startswith(("-", "+"))]
-    if (not operands or operands[0].text == "-s") and not redirected:
+    if any(not w.text.startswith(("-", "+")) for w in args):
+        return  # a script file
+    for redirect in redirects:
+        target = redirect.target
+        if target is None or redirect.op in ("<<", "<<-"):
+            continue
+        if redirect.op == "<<<":
+            if target.literal:
+                _read(target.text, found, depth + 1)
+            else:
+                found.unknown.append(target.raw)
+            return
+        if redirect.op in ("<", "<&", "<>"):
+            if not target.literal:
+                found.unknown.append(target.raw)  # bash < <(curl …)
+            return  # else a script file on its input: a program, not seen
+    if not any(r.op in ("<<", "<<-") for r in redirects):
         found.unknown.append("a script on the shell's input")
+
+
+def _download(name: str, args: list[Word], found: _Found) -> None:
+    """``curl -o FILE``, ``wget -O FILE`` write FILE; ``curl -O`` and a plain ``wget`` write a
+    file named by the URL (unknown); a plain ``curl`` prints."""
+    takes = "oHdXuAeErTwF" if name == "curl" else "OPoaeUtTwQl"
+    operands, values = read_options(
+        args, takes, long_values=("output", "output-document", "directory-prefix")
+    )
+    out = values.get("o" if name == "curl" else "O") or values.get(
+        "output" if name == "curl" else "output-document"
+    )
+    if out is not None:
+        if out.text != "-":
+            found.target(out)
+    elif (name == "curl" and ("O" in values or "remote-name" in values)) or (
+        name == "wget" and operands
+    ):
+        found.unknown.append(" ".join([name, *(w.raw for w in args)])[:80])
 
 
 def _find(args: list[Word], found: _Found, depth: int) -> None:
@@ -332,15 +349,44 @@ def _find(args: list[Word], found: _Found, depth: int) -> None:
             end = next(
                 (j for j in range(i + 1, len(args)) if args[j].text in (";", "+")), len(args)
             )
-            _command(args[i + 1 : end], found, depth + 1, False)
+            _command(args[i + 1 : end], found, depth + 1)
             i = end
         i += 1
 
 
-def _git_writes_from_input(args: list[Word]) -> bool:
-    """``git apply``/``git am``: the files come from the patch."""
-    sub = next((w.text for w in args if not w.text.startswith("-")), "")
-    return sub in ("apply", "am")
+_GIT_TREE = frozenset(
+    {"apply", "am", "checkout", "switch", "restore", "merge", "pull", "rebase", "cherry-pick"}
+    | {"revert", "clean", "rm", "mv", "stash"}
+)
+"""git subcommands that change files of the work tree the line does not name."""
+
+
+def _git_changes_the_tree(args: list[Word]) -> bool:
+    words = [w.text for w in args]
+    i = 0
+    while i < len(words) and words[i].startswith("-"):  # git -C dir, git -c k=v
+        i += 2 if words[i] in ("-C", "-c") else 1
+    sub = words[i] if i < len(words) else ""
+    rest = words[i + 1 :]
+    if sub == "stash":
+        return not rest or rest[0] not in ("list", "show")
+    if sub == "reset":
+        return any(w in ("--hard", "--merge", "--keep") for w in rest)
+    return sub in _GIT_TREE
+
+
+def _tar(args: list[Word], found: _Found) -> None:
+    """``tar -czf out.tgz …`` writes the archive; ``tar xf``, ``tar --extract`` write the
+    files the archive names (unknown)."""
+    if args and args[0].text[:1] not in ("-", ""):  # old style: ``tar czf out.tgz``
+        args = [Word("-" + args[0].text, args[0].raw, args[0].literal), *args[1:]]
+    _, values = read_options(args, "fCbTXKLNgV", long_values=("file", "directory"))
+    if any(k in values for k in ("x", "extract", "get")):
+        found.unknown.append(" ".join(["tar", *(w.raw for w in args)])[:80])
+    elif any(k in values for k in ("c", "r", "u", "A", "create", "append", "update")):
+        archive = values.get("f") or values.get("file")
+        if archive is not None and archive.text != "-":
+            found.target(archive)
 
 
 def _is_shell_reading_stdin(simple: Simple) -> bool:
@@ -362,56 +408,3 @@ def _drop_assignments(words: Sequence[Word]) -> Sequence[Word]:
     while i < len(words) and _is_assignment(words[i]):
         i += 1
     return words[i:]
-
-
-def _options(
-    args: Sequence[Word],
-    takes: str,
-    *,
-    optional: str = "",
-    long_values: tuple[str, ...] = (),
-    first_operand_ends: bool = False,
-) -> tuple[list[Word], dict[str, Word]]:
-    """The operands of ``args`` and its options: ``takes``, short options with a value (the
-    rest of the cluster or the next word: ``-t DIR``, ``-tDIR``); ``optional``, short options
-    whose value can only be attached (``-i.bak``); ``long_values``, long options that take the
-    next word when no ``=`` gives one. Each option maps to its value (an empty word when it
-    has none); options end at ``--``, and at the first operand with ``first_operand_ends``
-    (a wrapper: ``sudo sed -i …``, the ``-i`` is sed's)."""
-    operands: list[Word] = []
-    values: dict[str, Word] = {}
-    i, n = 0, len(args)
-    while i < n:
-        word = args[i]
-        text = word.text
-        if text == "--":
-            operands.extend(args[i + 1 :])
-            break
-        if text.startswith("--") and len(text) > 2:
-            key, eq, value = text[2:].partition("=")
-            if eq:
-                values[key] = Word(value, value, word.literal)
-            elif key in long_values and i + 1 < n:
-                values[key], i = args[i + 1], i + 1
-            else:
-                values[key] = Word("", "")
-        elif text.startswith("-") and len(text) > 1:
-            for j, letter in enumerate(text[1:], start=1):
-                if letter in optional:
-                    values[letter] = Word(text[j + 1 :], text[j + 1 :], word.literal)
-                    break
-                if letter in takes:
-                    attached = text[j + 1 :]
-                    if attached:
-                        values[letter] = Word(attached, attached, word.literal)
-                    elif i + 1 < n:
-                        values[letter], i = args[i + 1], i + 1
-                    break
-                values[letter] = Word("", "")
-        else:
-            operands.append(word)
-            if first_operand_ends:
-                operands.extend(args[i + 1 :])
-                break
-        i += 1
-    return operands, values
