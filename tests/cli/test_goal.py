@@ -199,12 +199,14 @@ def test_prose_goal_without_inferable_command_is_set_but_exits_1(
     code, out, _ = gk(capsys, tmp_path, "set", "all tests pass")
     assert code == 1
     assert "no verify command was found for this goal" in out
-    assert "goalkeeper goal set --verify" in out
+    assert "goalkeeper goal set --replace --verify" in out
     assert goal_file(tmp_path).is_file()
     code, status = gk_json(capsys, tmp_path, "status")
     assert code == 0
     assert status["objective"] == "all tests pass" and status["status"] == "active"
     assert status["verify"] == [] and status["criteria"] == []
+    code, _, _ = gk(capsys, tmp_path, "set", "--replace", "--verify", "true", "all tests pass")
+    assert code == 0  # the hint works as written: the goal now has a verify
 
 
 def test_prose_goal_json_says_not_ok(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

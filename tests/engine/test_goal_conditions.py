@@ -77,3 +77,24 @@ def test_make_build_and_lint_both_verify(
     (tmp_path / "Makefile").write_text(makefile, encoding="utf-8")
     data = _set(capsys, tmp_path, "the build succeeds and lint is clean")
     assert data["goal"]["verify"] == ["make lint", "make build"]
+
+
+def test_a_goal_from_a_prompt_uses_the_users_test_command_too(tmp_path: Path) -> None:
+    """The user's configured test command (environment: the user's own) is the "tests" check
+    of a goal set from a prompt, as it is for `goalkeeper goal set` and for todo evidence: one
+    answer to "what are this project's tests?"."""
+    from goalkeeper.config import load_config
+    from goalkeeper.engine.supervisor import Supervisor
+    from goalkeeper.store.goalfile import load_goal
+    from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock
+
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
+    config = load_config(tmp_path, env={"GOALKEEPER_TEST_COMMAND": "make check"})
+    assert config.test_command == "make check"
+    sup = Supervisor(
+        tmp_path, config, host="test", capabilities=CLAUDE_CAPABILITIES, clock=FakeClock()
+    )
+    sup.handle([UserPrompt("s", "Goal: all the tests pass for the billing refactor.")])
+    doc = load_goal(tmp_path)
+    assert doc is not None and doc.goal is not None
+    assert doc.goal.verify == ("make check",)

@@ -157,7 +157,12 @@ class Supervisor:
             return outcome
         lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
         said = apply_goal_actions(
-            outcome.actions, self.project, make_say(lang), self.clock.now(), self.store
+            outcome.actions,
+            self.project,
+            make_say(lang),
+            self.clock.now(),
+            self.store,
+            self.config.test_command,  # the user's (approved) one: as for todo evidence
         )
         return Outcome(outcome.actions + said, outcome.session)
 

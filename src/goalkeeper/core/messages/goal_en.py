@@ -19,7 +19,7 @@ MESSAGES: dict[str, str] = {
     "goal.recorded_user": "goalkeeper: goal set ({source}): {objective} — verify: {verify}",
     "goal.exists": "goalkeeper: a goal is already active ({objective}); `goalkeeper goal set --replace …` replaces it.",
     "goal.exists.blocked": "goalkeeper: a paused goal is waiting ({objective}); `goalkeeper goal resume` continues it, `goalkeeper goal set --replace …` replaces it.",
-    "goal.no_verify_user": "goalkeeper: no verify command was found for this goal; set one: goalkeeper goal set --verify '<command>' \"<goal>\"",
+    "goal.no_verify_user": "goalkeeper: no verify command was found for this goal; set one (the goal without one is replaced): goalkeeper goal set --replace --verify '<command>' \"<goal>\"",
     "goal.no_verify_model": 'The goal has no verification command yet. Propose one: add `verify: ["<command>"]` to the frontmatter of {path} and a Progress Log line saying why.',
     "goal.failed": (
         "[{n}/{rounds}] `{command}` failed ({result}). The failure, last lines:\n{tail}\n"

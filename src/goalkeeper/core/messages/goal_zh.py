@@ -14,7 +14,7 @@ MESSAGES: dict[str, str] = {
     "goal.recorded_user": "goalkeeper：已设定目标（{source}）：{objective} —— 验证：{verify}",
     "goal.exists": "goalkeeper：已有一个进行中的目标（{objective}）；用 `goalkeeper goal set --replace …` 替换它。",
     "goal.exists.blocked": "goalkeeper：有一个已暂停的目标在等待（{objective}）；用 `goalkeeper goal resume` 继续，或用 `goalkeeper goal set --replace …` 替换它。",
-    "goal.no_verify_user": "goalkeeper：找不到这个目标的验证命令；请指定：goalkeeper goal set --verify '<命令>' \"<目标>\"",
+    "goal.no_verify_user": "goalkeeper：找不到这个目标的验证命令；请指定（会替换这个没有验证命令的目标）：goalkeeper goal set --replace --verify '<命令>' \"<目标>\"",
     "goal.no_verify_model": '目标还没有验证命令。请提出一个：在 {path} 的 frontmatter 中加入 `verify: ["<命令>"]`，并在进展日志里写一行理由。',
     "goal.failed": (
         "[{n}/{rounds}] `{command}` 失败（{result}）。失败信息（末尾几行）：\n{tail}\n"
