@@ -162,6 +162,24 @@ def test_writing_every_artifact_at_once_moves_one_phase_and_needs_the_work_seen(
     assert "normal mode run complete" in texts(done, Notify)
 
 
+def test_without_the_tool_record_the_files_count_one_phase_a_stop(tmp_path: Path) -> None:
+    """`check_needs_tool = false` (the user's): a host that records no runs still finishes,
+    on the files alone, but one phase a stop."""
+    sup = Supervisor(
+        tmp_path, Config(lang="en", check_needs_tool=False), host="test",
+        capabilities=CLAUDE_CAPABILITIES, clock=FakeClock(),
+    )  # fmt: skip
+    send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))
+    folder = run_dir(sup)
+    send(sup, UserPrompt(S, "/gk-mode confirm"))
+    (tmp_path / folder).mkdir(parents=True)
+    for name in ("PLAN.md", "EXECUTION.md", "VERIFY.md"):
+        (tmp_path / folder / name).write_text("- pytest -q: 3 passed\n", encoding="utf-8")
+    assert "execute phase" in texts(send(sup, Settled(S, "[PDCA] do")), Notify)
+    assert "verify phase" in texts(send(sup, Settled(S, "[PDCA] check")), Notify)
+    assert "run complete" in texts(send(sup, Settled(S, "[PDCA] act")), Notify)
+
+
 def test_a_check_then_a_change_is_not_a_verified_run(sup: Supervisor, tmp_path: Path) -> None:
     """In verify, a change after the last check needs another check before VERIFY.md counts."""
     send(sup, UserPrompt(S, "/gk-mode normal add the VAT rule"))

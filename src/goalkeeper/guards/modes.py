@@ -273,7 +273,9 @@ def on_settled(ev: Settled, s: ModesState, ctx: Context) -> Verdict[ModesState]:
     phase = s.phase or "plan"
     artifact = _artifact(phase, s, ctx)
     shown = (phase == "execute" and s.changed) or (phase == "verify" and s.checked)
-    waived = phase == "verify" and not ctx.config.check_needs_tool  # the user's choice
+    # check_needs_tool = false, the user's choice: the files count without the tool record
+    # (a host that records no runs), as a [PDCA] check then does; still one phase a stop
+    waived = phase in ("execute", "verify") and not ctx.config.check_needs_tool
     if artifact and (phase == "plan" or shown or waived):
         phase = NORMAL_PHASES[NORMAL_PHASES.index(phase) + 1] if phase != "verify" else "done"
         if s.phase == "plan":  # the run's work starts now: earlier rounds changed nothing
