@@ -334,37 +334,54 @@ CHECK = "import sys\nprint('FAILED test_sum - expected 4, got 5')\nsys.exit(1)\n
 GIVE_UP = "I cannot find the bug.\n\n[GOAL] blocked: the check's expectation looks wrong"
 
 
-def test_goal_command_runs_the_check_and_a_paused_goal_asks_the_user(pi_case: PiCase) -> None:
-    """`/goal` sets a goal goalkeeper verifies itself: the early stop gets the real failure
-    ([1/3]); the same failure again pauses the goal and asks the user in Pi's UI; answering
-    "Continue" makes the goal active again and sends the agent back with the failure."""
-    (pi_case.proj / "check.py").write_text(CHECK, encoding="utf-8")
-    asked: list[dict[str, Any]] = []
+GOAL_COMMAND = "/goal `python3 check.py` passes"
+EARLY_RULES = [
+    {"name": "retry-same", "when": {"tail_contains": "[1/3]"},
+     "reply": [text("Fixed it, I believe.\n\n[PDCA] check")]},
+    {"name": "early-stop", "when": {"tail_contains": "Goal: `python3 check.py` passes"},
+     "reply": [text("Done, I think.\n\n[PDCA] check")]},
+]  # fmt: skip
+"""The agent stops early, then again without a change: the check fails the same way twice."""
+
+
+def failing_goal_session(
+    case: PiCase, pick: str, asked: list[dict[str, Any]], first_rule: dict[str, Any]
+) -> PiRpc:
+    """A Pi session with a failing check in which the user answers Pi's select with the option
+    starting with ``pick``; ``first_rule`` is the model's answer after that. It sends the goal
+    and waits until Pi settles."""
+    (case.proj / "check.py").write_text(CHECK, encoding="utf-8")
 
     def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         asked.append(request)
         if request.get("method") == "select":
             options = [str(o) for o in request.get("options") or []]
-            return {"value": next(o for o in options if o.startswith("Continue"))}
+            return {"value": next(o for o in options if o.startswith(pick))}
         return None
 
-    pi_case.fake.set_rules(
-        [
-            {"name": "give-up", "when": {"tail_contains": "The user chose to continue the goal"},
-             "reply": [text(GIVE_UP)]},
-            {"name": "retry-same", "when": {"tail_contains": "[1/3]"},
-             "reply": [text("Fixed it, I believe.\n\n[PDCA] check")]},
-            {"name": "early-stop", "when": {"tail_contains": "Goal: `python3 check.py` passes"},
-             "reply": [text("Done, I think.\n\n[PDCA] check")]},
-        ]
-    )  # fmt: skip
+    case.fake.set_rules([first_rule, *EARLY_RULES])
     env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
-    install(pi_case, env)
-    rpc = pi_case.rpc(env=env, ui_handler=answer)
+    install(case, env)
+    rpc = case.rpc(env=env, ui_handler=answer)
+    send_and_settle(rpc, GOAL_COMMAND)
+    return rpc
+
+
+def send_and_settle(rpc: PiRpc, prompt: str) -> None:
     mark = rpc.mark()
-    rpc.prompt("/goal `python3 check.py` passes")
+    rpc.prompt(prompt)
     rpc.wait_event("agent_start", since=mark, timeout=30)
     rpc.wait_settled(since=mark, **SETTLE_KW)
+
+
+def test_goal_command_runs_the_check_and_a_paused_goal_asks_the_user(pi_case: PiCase) -> None:
+    """`/goal` sets a goal goalkeeper verifies itself: the early stop gets the real failure
+    ([1/3]); the same failure again pauses the goal and asks the user in Pi's UI; answering
+    "Continue" makes the goal active again and sends the agent back with the failure."""
+    asked: list[dict[str, Any]] = []
+    give_up = {"name": "give-up", "when": {"tail_contains": "The user chose to continue the goal"},
+               "reply": [text(GIVE_UP)]}  # fmt: skip
+    failing_goal_session(pi_case, "Continue", asked, give_up)
 
     rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
     assert rules == ["early-stop", "retry-same", "give-up"], pi_case.fake.describe()
@@ -384,38 +401,13 @@ def test_sending_a_paused_goal_again_resumes_it_where_it_stopped(pi_case: PiCase
     sends the same `/goal` again. It resumes from its last failure (the round count stays) and
     the unchanged check fails the same way, so the goal pauses again at once rather than
     starting over at [1/3]. The agent heard that it resumed."""
-    (pi_case.proj / "check.py").write_text(CHECK, encoding="utf-8")
-
-    def answer(request: dict[str, Any]) -> dict[str, Any] | None:
-        if request.get("method") == "select":
-            options = [str(o) for o in request.get("options") or []]
-            return {"value": next(o for o in options if o.startswith("Stop here"))}
-        return None
-
-    pi_case.fake.set_rules(
-        [
-            {"name": "resumed", "when": {"tail_contains": "it resumes from where it stopped"},
-             "reply": [text("Looking again.\n\n[PDCA] check")]},
-            {"name": "retry-same", "when": {"tail_contains": "[1/3]"},
-             "reply": [text("Fixed it, I believe.\n\n[PDCA] check")]},
-            {"name": "early-stop", "when": {"tail_contains": "Goal: `python3 check.py` passes"},
-             "reply": [text("Done, I think.\n\n[PDCA] check")]},
-        ]
-    )  # fmt: skip
-    env = goalkeeper_env(GOALKEEPER_NO_PLAN="silent")
-    install(pi_case, env)
-    rpc = pi_case.rpc(env=env, ui_handler=answer)
-    mark = rpc.mark()
-    rpc.prompt("/goal `python3 check.py` passes")
-    rpc.wait_event("agent_start", since=mark, timeout=30)
-    rpc.wait_settled(since=mark, **SETTLE_KW)
+    resumed = {"name": "resumed", "when": {"tail_contains": "it resumes from where it stopped"},
+               "reply": [text("Looking again.\n\n[PDCA] check")]}  # fmt: skip
+    rpc = failing_goal_session(pi_case, "Stop here", [], resumed)
     goal_file = pi_case.proj / ".agents" / "goal" / "GOAL.md"
     assert "status: blocked" in goal_file.read_text(encoding="utf-8")
 
-    mark = rpc.mark()
-    rpc.prompt("/goal `python3 check.py` passes")
-    rpc.wait_event("agent_start", since=mark, timeout=30)
-    rpc.wait_settled(since=mark, **SETTLE_KW)
+    send_and_settle(rpc, GOAL_COMMAND)
     rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
     assert rules == ["early-stop", "retry-same", "resumed"], pi_case.fake.describe()
     doc = goal_file.read_text(encoding="utf-8")
