@@ -78,6 +78,9 @@ from goalkeeper.core.shell.writes import read_writes, written_paths
         ("env -i A=1 sed -i s/a/b/ env.py", ("env.py",)),
         ("timeout -s KILL 5 sed -i s/a/b/ slow.py", ("slow.py",)),
         ("bash <<< 'echo x > here.txt'", ("here.txt",)),
+        ("[[ -n $(touch in_test.txt) ]]", ("in_test.txt",)),  # a test's $(…) runs
+        ("[[ a\necho x > after_open_test.txt", ("after_open_test.txt",)),  # no `]]`: read on
+        ("[[ a > b ]] && echo x > after_test.txt", ("after_test.txt",)),
         ("curl -sSLo page.html https://x.test", ("page.html",)),
         ("curl --output o.json https://x.test", ("o.json",)),
         ("wget -qO doc.html https://x.test", ("doc.html",)),

@@ -206,22 +206,25 @@ class _Scanner:
         s, n = self.s, len(self.s)
         while self.i < n:
             c = s[self.i]
-            if c in " \t" or (self.cond and c == "\n"):
+            if c in " \t":
                 self.i += 1
             elif c == "\\" and s.startswith("\\\n", self.i):
                 self.i += 2
             elif c == "#":
                 while self.i < n and s[self.i] != "\n":
                     self.i += 1
-            elif self.cond:
+            elif self.cond and s.startswith(("&&", "||"), self.i):
+                self.i += 2  # [[ a && b ]]: logic inside the test
+            elif self.cond and c not in ";&|\n":
                 self._word()
-            elif s.startswith("((", self.i) and self.pending is None:
+            elif s.startswith("((", self.i) and self.pending is None and not self.cond:
                 end = _closing(s, self.i)  # arithmetic: compares; only a $(…) in it runs
                 self.inner.extend(_substitutions(s[self.i + 2 : end - 2]))
                 self.i = end
             elif (op := _starts(s, self.i, _REDIRECT_OPS)) is not None:
                 self._redirect(op)
             elif (op := _starts(s, self.i, _CONTROL)) is not None:
+                self.cond = False  # `[[ a; …`: bash refuses the line; read on, to be safe
                 self._end()
                 self.i += len(op)
             else:
@@ -274,7 +277,7 @@ class _Scanner:
         first = self.i
         while self.i < n:
             c = s[self.i]
-            if c in " \t\n":
+            if c in " \t\n" or (self.cond and c in ";&|"):
                 break
             if not self.cond and (
                 _starts(s, self.i, _REDIRECT_OPS) or _starts(s, self.i, _CONTROL)
