@@ -14,11 +14,11 @@ VERIFY.md with at least one recorded check once a check was seen running after t
 (what the host recorded of each round, judged as the check gate judges it). Writing the three
 files at once and stopping moves one phase, not to the end (audit D7).
 
-The gate places a path before it compares it (``shell.writes.locate``: ``..``, ``.``, absolute
+The gate places a path before it compares it (``shell.places.locate``: ``..``, ``.``, absolute
 or relative), and a write it would let through — into the run folder, or a shell's scratch file
 outside the project — is looked at first (``Inspect``: where it resolves, symlinks followed), so
 ``.agents/runs/<id>/link/app.py`` with ``link`` pointing at ``src`` is a code change. A write it
-cannot place (``> "$f"``) and a link made in discuss or plan are refused.
+cannot place (``> "$f"``), a link made and a project file removed in discuss or plan are refused.
 """
 
 from __future__ import annotations

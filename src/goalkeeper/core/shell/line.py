@@ -4,7 +4,9 @@ The check gate (``verification``) and the edit detector (``shell_writes``) both 
 commands an agent ran; they cut a line at its operators, split each part into words and drop
 heredoc bodies the same way, here. This is a careful reading, not a shell: whatever it cannot
 read as words comes back as no words, and a caller that needs certainty treats that as
-"not proven". Pure.
+"not proven". ``simple_commands`` goes further for the write reader (``writes``): each simple
+command with its redirections, its words marked literal or not, and the command lines nested
+in it, with ``(( … ))``, ``$(( … ))`` and ``[[ … ]]`` read as comparisons. Pure.
 """
 
 from __future__ import annotations
