@@ -10,7 +10,8 @@ import json
 import pytest
 
 from goalkeeper.core.todos.reply import FULL_TASKS, SUMMARY_OPEN
-from goalkeeper.core.todos.tree import Task, TodoTree, apply_todo, parse_todo_call
+from goalkeeper.core.todos.tool import apply_todo, parse_todo_call
+from goalkeeper.core.todos.tree import Task, TodoTree
 from goalkeeper.core.values import Problem, Settled
 from goalkeeper.guards.todos import TodosGuard, TodosState
 from goalkeeper.testing import context

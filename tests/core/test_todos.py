@@ -13,20 +13,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.core.messages import make_say
-from goalkeeper.core.todos.tree import (
-    ACTIONS,
+from goalkeeper.core.todos.tool import (
     MAX_DESCRIPTION,
     MAX_METADATA,
     MAX_SUBJECT,
-    STATUSES,
     Applied,
-    Task,
     TodoCall,
-    TodoTree,
     apply_todo,
+    parse_todo_call,
+)
+from goalkeeper.core.todos.tree import (
+    ACTIONS,
+    STATUSES,
+    Task,
+    TodoTree,
     can_complete_tree,
     open_dependencies,
-    parse_todo_call,
     prune_alive,
     validate_parent_ref,
 )

@@ -5,7 +5,8 @@ gates, and, beyond the seed, the evidence goalkeeper can check itself), then per
 on the session's todo tree and replies with the result. A refusal repeats for the same task and
 reason are escalated (block storm). Native todo tools may not mark anything completed. The
 advice layer (①–⑦) lives in ``todo_advice.py``, the judging of claims in ``todo_claims.py``.
-Pure; the tree is this guard's state, stored per session.
+Pure: the tree is part of this guard's state, a value that reads the session's stored tasks
+on demand (``store/todo_tasks.py`` keeps them as rows and writes only the changed ones).
 
 Beyond the seed, declared gates are duties (audit D2–D5): a gate cannot be dropped or weakened
 once declared; a test gate is met only by goalkeeper's own re-run of an approved test command
@@ -37,15 +38,13 @@ from goalkeeper.core.todos.evidence import (
     validate_gate,
     validate_gate_kind,
 )
+from goalkeeper.core.todos.tool import TodoCall, apply_todo, parse_todo_call
 from goalkeeper.core.todos.tree import (
     Task,
-    TodoCall,
     TodoTree,
-    apply_todo,
     can_complete_tree,
     is_number,
     open_dependencies,
-    parse_todo_call,
     validate_parent_ref,
 )
 from goalkeeper.core.tools import SHELL_TOOLS

@@ -15,7 +15,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from goalkeeper.core.todos.tree import Task, TodoCall, TodoTree
+    from goalkeeper.core.todos.tool import TodoCall
+    from goalkeeper.core.todos.tree import Task, TodoTree
 
 FULL_TASKS = 40
 FULL_BYTES = 6 * 1024

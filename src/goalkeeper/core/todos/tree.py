@@ -2,17 +2,18 @@
 
 The shape is that of the todo tool pi-todone sits on (``todo-obligations-spec.md`` §3): numeric
 ids, ``pending | in_progress | completed | deleted`` (a tombstone), ``blockedBy`` ids and a free
-``metadata`` bag holding ``parentId``, ``gate`` and ``evidence``. ``apply_todo`` is the tool
-itself (create / update / list / get) as a pure function; the gates that may refuse a call live
-in ``core/evidence.py`` and the todos guard. Pure; no I/O; never raises on any tool input.
+``metadata`` bag holding ``parentId``, ``gate`` and ``evidence``. A ``TodoTree`` reads its tasks
+from a ``TaskSource`` (the store's rows, or tasks in memory) by what a rule asks, never all of
+them. The tool itself (create / update / list / get) is ``core/todos/tool.py``; the gates that may
+refuse a call live in ``core/todos/evidence.py`` and the todos guard. Pure; never raises on any
+tool input.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeGuard, cast
 
 from goalkeeper.core.values import Problem
@@ -20,9 +21,6 @@ from goalkeeper.core.values import Problem
 Status = Literal["pending", "in_progress", "completed", "deleted"]
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "deleted")
 ACTIONS = ("create", "update", "list", "get")
-MAX_SUBJECT = 500
-MAX_DESCRIPTION = 10_000
-MAX_METADATA = 64 * 1024  # serialized; evidence with output tails fits, a pasted log does not
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
@@ -296,70 +294,6 @@ def as_tree(tasks: Tasks) -> TodoTree:
     return tasks if isinstance(tasks, TodoTree) else TodoTree(tasks)
 
 
-@dataclass(frozen=True, slots=True)
-class TodoCall:
-    """A todo tool call as the gates read it. ``id`` stays raw: a non-number is a refusal
-    reason of its own. ``evidence`` is read from ``metadata.evidence`` when ``metadata`` has
-    that key, else from a top-level ``evidence`` (spec §4.1)."""
-
-    action: str
-    id: object = None
-    subject: str | None = None
-    description: str | None = None
-    status: object = None
-    blocked_by: object = None
-    metadata: Mapping[str, Any] | None = None
-    evidence: object = None
-    has_evidence: bool = False
-    raw: Mapping[str, Any] = field(default_factory=dict)
-
-
-def parse_todo_call(raw: object) -> TodoCall | Problem:
-    """The tool input as a ``TodoCall``; malformed input is a ``Problem``, never an exception."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            return Problem.of("todo.error.input")
-    if not isinstance(raw, Mapping):
-        return Problem.of("todo.error.input")
-    action = raw.get("action")
-    if action not in ACTIONS:
-        return Problem.of("todo.error.action", action=_shown(action))
-    subject = raw.get("subject")
-    description = raw.get("description")
-    for name, value, limit in (
-        ("subject", subject, MAX_SUBJECT),
-        ("description", description, MAX_DESCRIPTION),
-    ):
-        if isinstance(value, str) and len(value) > limit:
-            return Problem.of("todo.error.too_long", field=name, size=len(value), limit=limit)
-    metadata = raw.get("metadata")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        metadata = None
-    size = len(json.dumps(raw.get("metadata"), default=str)) + len(
-        json.dumps(raw.get("evidence"), default=str)
-    )
-    if size > MAX_METADATA:
-        return Problem.of("todo.error.too_long", field="metadata", size=size, limit=MAX_METADATA)
-    if metadata is not None and "evidence" in metadata:
-        evidence, has_evidence = metadata["evidence"], True
-    else:
-        evidence, has_evidence = raw.get("evidence"), "evidence" in raw
-    return TodoCall(
-        action=str(action),
-        id=raw.get("id", raw.get("taskId")),
-        subject=subject if isinstance(subject, str) else None,
-        description=description if isinstance(description, str) else None,
-        status=raw.get("status"),
-        blocked_by=raw.get("blockedBy"),
-        metadata=dict(metadata) if metadata is not None else None,
-        evidence=evidence,
-        has_evidence=has_evidence,
-        raw=dict(raw),
-    )
-
-
 def validate_parent_ref(tasks: Tasks, parent_id: object) -> Problem | None:
     """Spec §5.1: a child must hang under a task that exists."""
     if parent_id is None:
@@ -397,67 +331,6 @@ def prune_alive(tasks: Tasks, ids: Iterable[int], want: Status) -> tuple[int, ..
     """The ids (in order) whose task is in the ``want`` state."""
     tree = as_tree(tasks)
     return tuple(i for i in ids if (t := tree.get(i)) is not None and t.status == want)
-
-
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """A tool call applied: the new tree, and the tool's result for the model."""
-
-    tree: TodoTree
-    result: dict[str, Any]
-
-
-def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
-    """The todo tool: create / update / list / get, each O(1) in the tree's size. The result
-    has the spec's shape (``{"action", "params", "nextId"}``, ``task`` for create/update/get),
-    with the whole ``tasks`` list while the tree is small, else a bounded ``summary``
-    (``core.todos.reply``)."""
-    from goalkeeper.core.todos.reply import result
-
-    if call.action == "list":
-        return Applied(tree, result(tree, call))
-    if call.action == "get":
-        found = tree.get(call.id)
-        if found is None:
-            return _unknown(call.id)
-        return Applied(tree, result(tree, call, found))
-    if call.action == "create":
-        if not call.subject or not call.subject.strip():
-            return Problem.of("todo.error.subject")
-        if call.status in ("completed", "deleted"):
-            return Problem.of("todo.error.create_status", status=call.status)
-        status = call.status if call.status in STATUSES else "pending"
-        task = Task(
-            id=tree.next_id,
-            subject=call.subject.strip(),
-            status=status,
-            blocked_by=_ids(call.blocked_by),
-            metadata=_json_clean(call.metadata or {}),
-            description=call.description,
-            created_at=now,
-            updated_at=now,
-        )
-        new = tree.with_task(task, tree.next_id + 1)
-        return Applied(new, result(new, call, task))
-    found = tree.get(call.id)
-    if found is None:
-        return _unknown(call.id)
-    changes: dict[str, Any] = {"updated_at": now}
-    if call.status is not None:
-        if call.status not in STATUSES:
-            return Problem.of("todo.error.status", status=js_str(call.status))
-        changes["status"] = call.status
-    if call.subject and call.subject.strip():
-        changes["subject"] = call.subject.strip()
-    if call.description is not None:
-        changes["description"] = call.description
-    if call.blocked_by is not None:
-        changes["blocked_by"] = _ids(call.blocked_by)
-    if call.metadata is not None:
-        changes["metadata"] = _json_clean({**found.metadata, **call.metadata})
-    updated = replace(found, **changes)
-    new = tree.with_task(updated)
-    return Applied(new, result(new, call, updated))
 
 
 def js_str(value: object) -> str:
@@ -509,7 +382,7 @@ def task_from_json(item: object) -> Task | None:
         id=int(task_id),
         subject=subject,
         status=cast(Status, status if status in STATUSES else "pending"),
-        blocked_by=_ids(item.get("blockedBy")),
+        blocked_by=ids_of(item.get("blockedBy")),
         metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
         description=item.get("description") if isinstance(item.get("description"), str) else None,
         created_at=float(created) if is_number(created) else 0.0,
@@ -518,27 +391,11 @@ def task_from_json(item: object) -> Task | None:
     )
 
 
-def _ids(value: object) -> tuple[int, ...]:
+def ids_of(value: object) -> tuple[int, ...]:
     """``blockedBy`` as ids; scalars and garbage mean no dependencies (spec §3)."""
     if not isinstance(value, list | tuple):
         return ()
     return tuple(int(v) for v in value if is_number(v) and v == int(v))
-
-
-def _json_clean(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON-only copy (the input may be shared or hold odd types; it is never mutated)."""
-    cleaned = json.loads(json.dumps(dict(data), default=str))
-    return cleaned if isinstance(cleaned, dict) else {}
-
-
-def _unknown(task_id: object) -> Problem:
-    if not is_number(task_id):
-        return Problem.of("todo.id_not_number", value=js_str(task_id))
-    return Problem.of("todo.error.unknown", id=js_str(task_id))
-
-
-def _shown(value: object) -> str:
-    return js_str(UNDEFINED if value is None else value)
 
 
 TOOL_SCHEMA: dict[str, Any] = {

@@ -1,0 +1,169 @@
+"""The todo tool (seed 002, spec §3): create / update / list / get as a pure function.
+
+``parse_todo_call`` reads the model's arguments (malformed input is a ``Problem``, never an
+exception); ``apply_todo`` performs the call on a ``TodoTree``, in O(1) of the tree's size, and
+builds the reply (``core/todos/reply.py``, bounded whatever the size).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from goalkeeper.core.todos.reply import result
+from goalkeeper.core.todos.tree import (
+    ACTIONS,
+    STATUSES,
+    UNDEFINED,
+    Task,
+    TodoTree,
+    ids_of,
+    is_number,
+    js_str,
+)
+from goalkeeper.core.values import Problem
+
+MAX_SUBJECT = 500
+MAX_DESCRIPTION = 10_000
+MAX_METADATA = 64 * 1024  # serialized; evidence with output tails fits, a pasted log does not
+
+
+@dataclass(frozen=True, slots=True)
+class TodoCall:
+    """A todo tool call as the gates read it. ``id`` stays raw: a non-number is a refusal
+    reason of its own. ``evidence`` is read from ``metadata.evidence`` when ``metadata`` has
+    that key, else from a top-level ``evidence`` (spec §4.1)."""
+
+    action: str
+    id: object = None
+    subject: str | None = None
+    description: str | None = None
+    status: object = None
+    blocked_by: object = None
+    metadata: Mapping[str, Any] | None = None
+    evidence: object = None
+    has_evidence: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+def parse_todo_call(raw: object) -> TodoCall | Problem:
+    """The tool input as a ``TodoCall``; malformed input is a ``Problem``, never an exception."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return Problem.of("todo.error.input")
+    if not isinstance(raw, Mapping):
+        return Problem.of("todo.error.input")
+    action = raw.get("action")
+    if action not in ACTIONS:
+        return Problem.of("todo.error.action", action=_shown(action))
+    subject = raw.get("subject")
+    description = raw.get("description")
+    for name, value, limit in (
+        ("subject", subject, MAX_SUBJECT),
+        ("description", description, MAX_DESCRIPTION),
+    ):
+        if isinstance(value, str) and len(value) > limit:
+            return Problem.of("todo.error.too_long", field=name, size=len(value), limit=limit)
+    metadata = raw.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        metadata = None
+    size = len(json.dumps(raw.get("metadata"), default=str)) + len(
+        json.dumps(raw.get("evidence"), default=str)
+    )
+    if size > MAX_METADATA:
+        return Problem.of("todo.error.too_long", field="metadata", size=size, limit=MAX_METADATA)
+    if metadata is not None and "evidence" in metadata:
+        evidence, has_evidence = metadata["evidence"], True
+    else:
+        evidence, has_evidence = raw.get("evidence"), "evidence" in raw
+    return TodoCall(
+        action=str(action),
+        id=raw.get("id", raw.get("taskId")),
+        subject=subject if isinstance(subject, str) else None,
+        description=description if isinstance(description, str) else None,
+        status=raw.get("status"),
+        blocked_by=raw.get("blockedBy"),
+        metadata=dict(metadata) if metadata is not None else None,
+        evidence=evidence,
+        has_evidence=has_evidence,
+        raw=dict(raw),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A tool call applied: the new tree, and the tool's result for the model."""
+
+    tree: TodoTree
+    result: dict[str, Any]
+
+
+def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
+    """The todo tool: create / update / list / get, each O(1) in the tree's size. The result
+    has the spec's shape (``{"action", "params", "nextId"}``, ``task`` for create/update/get),
+    with the whole ``tasks`` list while the tree is small, else a bounded ``summary``
+    (``core.todos.reply``)."""
+    if call.action == "list":
+        return Applied(tree, result(tree, call))
+    if call.action == "get":
+        found = tree.get(call.id)
+        if found is None:
+            return _unknown(call.id)
+        return Applied(tree, result(tree, call, found))
+    if call.action == "create":
+        if not call.subject or not call.subject.strip():
+            return Problem.of("todo.error.subject")
+        if call.status in ("completed", "deleted"):
+            return Problem.of("todo.error.create_status", status=call.status)
+        status = call.status if call.status in STATUSES else "pending"
+        task = Task(
+            id=tree.next_id,
+            subject=call.subject.strip(),
+            status=status,
+            blocked_by=ids_of(call.blocked_by),
+            metadata=_json_clean(call.metadata or {}),
+            description=call.description,
+            created_at=now,
+            updated_at=now,
+        )
+        new = tree.with_task(task, tree.next_id + 1)
+        return Applied(new, result(new, call, task))
+    found = tree.get(call.id)
+    if found is None:
+        return _unknown(call.id)
+    changes: dict[str, Any] = {"updated_at": now}
+    if call.status is not None:
+        if call.status not in STATUSES:
+            return Problem.of("todo.error.status", status=js_str(call.status))
+        changes["status"] = call.status
+    if call.subject and call.subject.strip():
+        changes["subject"] = call.subject.strip()
+    if call.description is not None:
+        changes["description"] = call.description
+    if call.blocked_by is not None:
+        changes["blocked_by"] = ids_of(call.blocked_by)
+    if call.metadata is not None:
+        changes["metadata"] = _json_clean({**found.metadata, **call.metadata})
+    updated = replace(found, **changes)
+    new = tree.with_task(updated)
+    return Applied(new, result(new, call, updated))
+
+
+def _json_clean(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON-only copy (the input may be shared or hold odd types; it is never mutated)."""
+    cleaned = json.loads(json.dumps(dict(data), default=str))
+    return cleaned if isinstance(cleaned, dict) else {}
+
+
+def _unknown(task_id: object) -> Problem:
+    if not is_number(task_id):
+        return Problem.of("todo.id_not_number", value=js_str(task_id))
+    return Problem.of("todo.error.unknown", id=js_str(task_id))
+
+
+def _shown(value: object) -> str:
+    return js_str(UNDEFINED if value is None else value)
