@@ -155,3 +155,33 @@ def test_the_trees_questions_read_a_few_rows_however_rare_the_answer(tmp_path: P
     assert [t.id for t in table.children(7)] == [6000]
     assert steps[0] < 20, steps[0]
     big.close()
+
+
+def test_a_stop_reads_the_open_tasks_it_names_and_writes_no_task(tmp_path: Path) -> None:
+    """A Stop at 3,000 tasks: the ultimatum counts and names the open tasks as before, from a
+    few indexed rows, and no task row is written (a Stop changes counters, not tasks)."""
+    from goalkeeper.config import Config
+    from goalkeeper.core.values import Continue, Settled
+    from goalkeeper.engine.supervisor import Supervisor
+    from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock
+
+    big_session(tmp_path, 3000)
+    store = Store(tmp_path)
+    seen: list[str] = []
+    store.connection().set_trace_callback(seen.append)
+    supervisor = Supervisor(
+        tmp_path,
+        Config(lang="en", no_plan="silent"),
+        host="claude",
+        capabilities=CLAUDE_CAPABILITIES,
+        store=store,
+        clock=FakeClock(10_000.0),
+    )
+    actions = supervisor.handle([Settled("big", "done")]).actions
+    store.close()
+    push = next(a for a in actions if isinstance(a, Continue))
+    assert "1500 todo item(s) are still unfinished" in push.text
+    assert "#1 task 1\n#3 task 3\n#5 task 5" in push.text
+    touching = [s for s in seen if "todo_tasks" in s]
+    assert not any(s.lstrip().upper().startswith("INSERT") for s in touching)
+    assert all("LIMIT" in s or "id = " in s for s in touching if "FROM todo_tasks" in s)
