@@ -26,11 +26,7 @@ from goalkeeper.core.cadence.gates import (
     GateResult,
     RanCommand,
     RoundEvidence,
-    change_filter,
-    command_digest,
-    declared_commands,
     evaluate_gates,
-    evaluate_round,
     kr_commands,
     open_commitments,
     parse_ran,
@@ -58,14 +54,13 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.plan_tests import check_close
+from goalkeeper.guards.round_checks import announce, judge_round
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 MAX_ITEMS_NAMED = 12  # per gate: enough to act on, short enough to stay one message
 HONEST_BOUND = 3
 """The same blocker, blocked rounds without progress, checks without a verification, the same
 refused complete: the third time pauses (Codex pauses on the third identical blocker)."""
-MAX_ANNOUNCED = 64  # shell commands remembered per round: more than a round runs, a few KB
-RECORD_FOLDERS = (".agents", ".goalkeeper")
 """Besides the plan folder, where the loop keeps its records (GOAL.md, mode runs): writing
 there is bookkeeping, not a change a check must cover."""
 
@@ -188,11 +183,8 @@ def _fresh_start(s: CadenceState) -> CadenceState:
 def _announce(s: CadenceState, event: ToolCall) -> CadenceState:
     """Count the call; remember a shell command's digest (its ``command`` input)."""
     s = replace(s, tool_calls=s.tool_calls + 1)
-    command = event.input.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return s
-    digests = [*s.announced.split(), command_digest(command)][-MAX_ANNOUNCED:]
-    return replace(s, announced=" ".join(digests), announces=True)
+    announced = announce(s.announced, event.input.get("command"))
+    return s if announced is None else replace(s, announced=announced, announces=True)
 
 
 def _on_session_start(
@@ -401,19 +393,8 @@ def _history(s: CadenceState) -> CheckHistory:
 
 def _evidence(ev: Settled, s: CadenceState, ctx: Context, tools: int | None) -> RoundEvidence:
     """What this round's tool calls prove, judged against the commands that count."""
-    promise = ctx.promise
-    trusted = [*ctx.config.evidence_commands]
-    trusted += [ctx.config.test_command] if ctx.config.test_command else []
-    trusted += list(promise.verify) if promise is not None and promise.open else []
-    records = (ctx.config.plan_dir, *RECORD_FOLDERS)
-    return evaluate_round(
-        ev.activity.runs,
-        tools=tools,
-        unreadable=ev.activity.unreadable,
-        declared=declared_commands(trusted, s.named.splitlines()),
-        seen=s.announced.split() if s.announces else None,
-        is_change=change_filter(ctx.project, records),
-    )
+    announced = s.announced if s.announces else None
+    return judge_round(ev, ctx, tools=tools, announced=announced, named=s.named.splitlines())
 
 
 def _count_honesty(

@@ -31,10 +31,6 @@ from typing import Any, ClassVar
 
 from goalkeeper.core.cadence.gates import (
     COUNTED,
-    change_filter,
-    command_digest,
-    declared_commands,
-    evaluate_round,
 )
 from goalkeeper.core.shell.places import inside, locate
 from goalkeeper.core.shell.writes import read_writes, run_writes
@@ -56,7 +52,7 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.guards.cadence import MAX_ANNOUNCED, RECORD_FOLDERS
+from goalkeeper.guards.round_checks import announce, is_change, judge_round
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 
 RUNS_DIR = ".agents/runs"
@@ -256,11 +252,10 @@ def _block(text: str, s: ModesState, ev: ToolCall) -> Verdict[ModesState]:
 
 
 def _announce(ev: ToolCall, s: ModesState) -> ModesState:
-    command = ev.input.get("command")
-    if ev.name not in SHELL_TOOLS or not isinstance(command, str) or not command.strip():
+    announced = announce(s.announced, ev.input.get("command"))
+    if ev.name not in SHELL_TOOLS or announced is None:
         return s
-    digests = [*s.announced.split(), command_digest(command)][-MAX_ANNOUNCED:]
-    return replace(s, announced=" ".join(digests), announces=True)
+    return replace(s, announced=announced, announces=True)
 
 
 def on_settled(ev: Settled, s: ModesState, ctx: Context) -> Verdict[ModesState]:
@@ -301,21 +296,10 @@ def _observe(ev: Settled, s: ModesState, ctx: Context) -> ModesState:
     """What this round's recorded tool calls show: a project file changed (not the run's
     artifacts, the plan or goalkeeper's records), and whether a verification ran and finished
     after the last change (judged as the check gate judges a round)."""
-    promise = ctx.promise
-    trusted = [*ctx.config.evidence_commands]
-    trusted += [ctx.config.test_command] if ctx.config.test_command else []
-    trusted += list(promise.verify) if promise is not None and promise.open else []
-    is_change = change_filter(ctx.project, (ctx.config.plan_dir, *RECORD_FOLDERS))
-    runs = ev.activity.runs
-    evidence = evaluate_round(
-        runs,
-        tools=ev.activity.tool_calls,
-        unreadable=ev.activity.unreadable,
-        declared=declared_commands(trusted),
-        seen=s.announced.split() if s.announces else None,
-        is_change=is_change,
-    )
-    wrote = any(is_change(p) for run in runs or () for p in run_writes(run))
+    announced = s.announced if s.announces else None
+    evidence = judge_round(ev, ctx, tools=ev.activity.tool_calls, announced=announced)
+    changed = is_change(ctx)
+    wrote = any(changed(p) for run in ev.activity.runs or () for p in run_writes(run))
     checked = s.checked
     if evidence.status in COUNTED:
         checked = True
