@@ -184,7 +184,13 @@ def test_starting_an_unknown_route_is_refused(catalog: tuple[Catalog, Read]) -> 
     cat, read = catalog
     with pytest.raises(WorkflowError) as exc:
         start(cat, "no-such-route", ITEM, read)
-    assert refused(exc) == "Unknown goalkeeper route: no-such-route"
+    assert refused(exc) == (
+        "Unknown goalkeeper route: no-such-route. "
+        "The routes: idea-to-ship, hard-bug, triage, wayfinding, architecture"
+    )
+    with pytest.raises(WorkflowError) as empty:
+        start(cat, "", ITEM, read)
+    assert refused(empty).startswith("No route given. The routes: idea-to-ship, hard-bug")
 
 
 def test_starting_architecture_enters_the_survey(catalog: tuple[Catalog, Read]) -> None:

@@ -140,7 +140,10 @@ def test_starting_architecture_delivers_the_survey_and_records_it(sup: Superviso
 
 def test_an_unknown_route_is_refused_without_a_record(sup: Supervisor) -> None:
     """The refusal names the route; nothing is persisted."""
-    assert blocked(gateway(sup, mode="workflow", route="nope")) == "Unknown goalkeeper route: nope"
+    refusal = blocked(gateway(sup, mode="workflow", route="nope"))
+    assert refusal.startswith("Unknown goalkeeper route: nope. The routes: idea-to-ship, ")
+    missing = blocked(gateway(sup, mode="workflow"))  # seed003 audit D10b: not an empty name
+    assert missing.startswith("No route given. The routes: idea-to-ship, "), missing
     assert records(sup) == []
 
 

@@ -32,7 +32,7 @@ def check_command(app: App, as_json: bool) -> int:
 
     Exit status: 0 when there are no problems, 1 when there are any.
     """
-    from goalkeeper.store.catalog_files import load_catalog
+    from goalkeeper.store.catalog_files import NOT_USED, load_catalog
 
     config = load_config(app.project, relevant_env())
     loaded = load_catalog(app.project, config.catalog)
@@ -51,7 +51,8 @@ def check_command(app: App, as_json: bool) -> int:
     elif loaded.problems:
         for problem in loaded.problems:
             click.echo(problem)
-        click.echo(f"{len(loaded.problems)} catalog problem(s)", err=True)
+        count = sum(1 for p in loaded.problems if not p.endswith(NOT_USED))
+        click.echo(f"{count} catalog problem{'' if count == 1 else 's'}", err=True)
     else:
         click.echo(f"catalog OK: {len(catalog.entries)} entries, {len(routes)} routes")
     return int(ExitCode.NOT_PASSED if loaded.problems else ExitCode.OK)

@@ -153,8 +153,12 @@ def _load(
     return LoadedCatalog(merged, user_reader, tuple(merged_problems), user_file, files)
 
 
+NOT_USED = ": not used because of the problems above; using the built-in catalog only"
+"""The line that follows a user catalog's problems: a consequence, not one more problem."""
+
+
 def _without_user(alone: LoadedCatalog, problems: list[str], shown: str) -> LoadedCatalog:
-    notice = f"{shown}: not used because of the problems above; using the built-in catalog only"
+    notice = f"{shown}{NOT_USED}"
     return LoadedCatalog(
         alone.catalog, alone.read, (*alone.problems, *problems, notice), None, alone.files
     )

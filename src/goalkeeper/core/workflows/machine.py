@@ -127,7 +127,9 @@ def start(
 ) -> tuple[WorkflowRecord, Bundle]:
     """§7.4: the route's entry procedure, its bundle resolved before anything is persisted."""
     if route not in {r.route for r in catalog.routes()}:
-        raise WorkflowError(Problem.of("workflow.error.unknown_route", route=route))
+        routes = ", ".join(dict.fromkeys(r.route for r in catalog.routes()))
+        key = "workflow.error.unknown_route" if route else "workflow.error.no_route"
+        raise WorkflowError(Problem.of(key, route=route, routes=routes))
     entry = catalog.entry(route)
     placement = catalog.placement(route, entry.id) if entry else None
     if entry is None or placement is None:
