@@ -566,7 +566,9 @@ def test_an_id_wins_over_another_entry_alias() -> None:
     catalog = build(proc("a", aliases=["b"]), proc("b"))
     found = catalog.find("b")
     assert found is not None and found.id == "b"
-    assert validate_catalog(catalog, files_of(catalog)) == ["a: alias does not resolve: b"]
+    assert validate_catalog(catalog, files_of(catalog)) == [
+        "a: alias does not resolve: b (it names b)"
+    ]
 
 
 def test_lookups_never_raise_on_unknown_ids() -> None:
@@ -639,7 +641,7 @@ def test_invalid_transition() -> None:
 def test_alias_does_not_resolve() -> None:
     """An alias taken by an earlier entry does not resolve back to its own entry."""
     assert check(*SOUND, proc("x", aliases=["y"]), proc("z", aliases=["y"])) == [
-        "z: alias does not resolve: y"
+        "z: alias does not resolve: y (it names x)"  # seed003 audit D10a: the owner named
     ]
 
 
@@ -706,7 +708,7 @@ def test_problems_come_per_entry_then_per_route_then_references() -> None:
         "start: invalid r transition: nowhere",
         "start: duplicate catalog id",
         "start: file not found: start2.md",
-        "island: alias does not resolve: start",
+        "island: alias does not resolve: start (it names start)",
         "ref.md: classified more than once",
         "lost: file not found: lost.md",
         "r: unreachable workflow procedure: island",

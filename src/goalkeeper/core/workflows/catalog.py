@@ -431,8 +431,9 @@ def validate_catalog(catalog: Catalog, files: Collection[str]) -> list[str]:
                     errors.append(f"{d.id}: invalid {p.route} transition: {nxt}")
         for alias in d.aliases:
             found = catalog.find(alias)
-            if found is None or found.id != d.id:
-                errors.append(f"{d.id}: alias does not resolve: {alias}")
+            if found is None or found.id != d.id:  # the spec's words, then whose name it is
+                owner = f" (it names {found.id})" if found is not None else ""
+                errors.append(f"{d.id}: alias does not resolve: {alias}{owner}")
 
     routes: dict[str, list[Placement]] = {}
     for d in catalog.entries:
