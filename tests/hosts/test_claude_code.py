@@ -412,3 +412,14 @@ def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(project: Path
     assert "after 10 failed retries" in after["systemMessage"]
     context = after["hookSpecificOutput"]["additionalContext"]
     assert "Goal paused" in context and "change the strategy" in context
+
+
+def test_a_seed_format_config_warning_is_shown_once_prefixed(project: Path) -> None:
+    """An invalid PI_TODONE_* variable warns in the seed's format at SessionStart, which names
+    goalkeeper already: not 'goalkeeper config: [goalkeeper] …'."""
+    said = answer(payload("session_start.json", project), project, PI_TODONE_STALL_THRESHOLD="x")
+    lines = [line for line in said["systemMessage"].splitlines() if "PI_TODONE" in line]
+    assert lines == [
+        '[goalkeeper] environment variable PI_TODONE_STALL_THRESHOLD="x" is invalid; '
+        "falling back to default 3"
+    ], said["systemMessage"]

@@ -256,7 +256,10 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":  # things the user should know once per session
-        said = [render("en", "config.warning", warning=w) for w in config.warnings]
+        said = [  # a seed-format warning names goalkeeper itself ("[goalkeeper] …")
+            w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
+            for w in config.warnings
+        ]
         cap = _block_cap_warning(env, config)
         said += [cap] if cap else []
         lang = config.lang if config.lang != "auto" else "en"
