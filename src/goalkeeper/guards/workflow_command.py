@@ -19,9 +19,9 @@ from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.guards.workflow import WorkflowState, deliver_step
 from goalkeeper.guards.workflow_text import (
     GATEWAY,
-    listed,
     phase_title,
     procedures_of,
+    standalone_text,
     tool_name,
     work_item_id,
 )
@@ -97,17 +97,7 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             return Verdict((*verdict.actions, notice), verdict.state)
         found = catalog.find(word)
         if found is not None and found.standalone:
-            from goalkeeper.core.workflows.resolver import bundle
-
-            got = bundle(catalog, found.id, read)
-            text = say(
-                "workflow.standalone",
-                capability=found.id,
-                available=listed(got.available, say),
-                body=got.content,
-                request=say("workflow.request", request=tail) if tail else "",
-            )
-            return Verdict((Advise(text),), s)
+            return Verdict((Advise(standalone_text(catalog, found.id, read, say, tail)),), s)
     except WorkflowError as exc:
         return Verdict((Notify(exc.problem.render(say), "warning"),), s)
     except ResolveError as exc:

@@ -104,3 +104,20 @@ def listed(ids: tuple[str, ...], say: Any) -> str:
 
 def text_of(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
+
+
+def standalone_text(catalog: Any, capability: str, read: Any, say: Any, request: str = "") -> str:
+    """What the model reads to run a standalone capability (its resolved bundle), for the
+    gateway tool and the ``/workflow <capability>`` command alike."""
+    from goalkeeper.core.workflows.resolver import bundle
+
+    got = bundle(catalog, capability, read)
+    return str(
+        say(
+            "workflow.standalone",
+            capability=capability,
+            available=listed(got.available, say),
+            body=got.content,
+            request=say("workflow.request", request=request) if request else "",
+        )
+    )

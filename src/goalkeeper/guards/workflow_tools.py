@@ -22,6 +22,7 @@ from goalkeeper.guards.workflow_text import (
     phase_title,
     procedures_of,
     refuse,
+    standalone_text,
     step_text,
     text_of,
     work_item_id,
@@ -44,7 +45,7 @@ _ACTIVE_FIELDS = {
 
 def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     from goalkeeper.core.workflows.machine import WorkflowError
-    from goalkeeper.core.workflows.resolver import ResolveError, accessible_reference, bundle
+    from goalkeeper.core.workflows.resolver import ResolveError, accessible_reference
 
     say = ctx.say
     source = procedures_of(ctx)
@@ -61,14 +62,7 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
             if found is None or not found.standalone or found.invocation != "model":
                 problem = Problem.of("workflow.error.capability", capability=cap)
                 return Verdict((Block(problem.render(say)),), s)
-            got = bundle(catalog, found.id, read)
-            text = say(
-                "workflow.standalone",
-                capability=found.id,
-                available=listed(got.available, say),
-                body=got.content,
-                request="",
-            )
+            text = standalone_text(catalog, found.id, read, say)
             data = {"mode": "capability", "capability": found.id}
             return Verdict((Reply(data, text),), s)  # no record: a capability has no state
         if mode == "reference":

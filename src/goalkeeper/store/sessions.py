@@ -41,8 +41,8 @@ class SessionRow:
             events=row[4],
             continuations=row[5],
             lang=row[6],
-            guards=_json_object(row[7]),
-            host_state=_json_object(row[8]),
+            guards=json_object(row[7]),
+            host_state=json_object(row[8]),
             deferred=_json_texts(row[9]),
         )
 
@@ -95,7 +95,8 @@ def _json_texts(raw: object) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
-def _json_object(raw: object) -> dict[str, Any]:
+def json_object(raw: object) -> dict[str, Any]:
+    """A stored JSON object, or {} for anything damaged: a column never wedges an event."""
     try:
         value = json.loads(raw) if isinstance(raw, str) else None
     except ValueError:

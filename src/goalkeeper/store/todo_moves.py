@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import replace
-from typing import Any
 
 from goalkeeper.core.todos.tree import TodoTree, is_number
+from goalkeeper.store.sessions import json_object
 from goalkeeper.store.todo_tasks import store_tree
 
 
@@ -21,7 +21,7 @@ def move_session_trees(conn: sqlite3.Connection) -> int:
     moved = 0
     rows = conn.execute("SELECT session_id, guards FROM sessions").fetchall()
     for session_id, raw in rows:
-        guards = _json(raw)
+        guards = json_object(raw)
         todos = guards.get("todos")
         if not isinstance(todos, dict) or "tree" not in todos:
             continue
@@ -44,11 +44,3 @@ def move_session_trees(conn: sqlite3.Connection) -> int:
         )
         moved += 1
     return moved
-
-
-def _json(raw: object) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

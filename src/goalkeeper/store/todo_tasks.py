@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from goalkeeper.core.todos.tree import STATUSES, Task, TodoTree, task_from_json
+from goalkeeper.store.sessions import json_object
 
 _COUNTS = (*STATUSES, "gated_open")
 
@@ -114,7 +115,7 @@ class TaskTable:
             next_id = 1
             if row is not None:
                 next_id = int(row[0])
-                stored = _json(row[1])
+                stored = json_object(row[1])
                 counts.update({k: int(v) for k, v in stored.items() if k in counts})
             self._summary = (next_id, counts)
         return self._summary
@@ -147,12 +148,4 @@ def store_tree(conn: sqlite3.Connection, session_id: str, tree: TodoTree) -> Non
 
 
 def _decoded(raw: object) -> Task | None:
-    return task_from_json(_json(raw)) if isinstance(raw, str) else None
-
-
-def _json(raw: object) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    return task_from_json(json_object(raw)) if isinstance(raw, str) else None
