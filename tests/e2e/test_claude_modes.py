@@ -73,3 +73,46 @@ def test_a_shell_write_is_refused_too_and_reading_goes_through(case: Case) -> No
     assert str(target) in result_text(refusal)
     assert not target.exists()
     assert "LISTED-OK" in result_text(only_result(run, 2))
+
+
+def test_a_path_that_climbs_out_of_the_run_folder_is_refused_in_the_plan_phase(
+    case: Case,
+) -> None:
+    """Seed 004 §3 (audit D7), in a resumed Claude Code session: after `/gk-mode confirm` the
+    plan phase lets the agent write its run folder only. A Write to
+    `<run folder>/../../../vat.py` names the run folder but lands in the project: it is refused
+    and the file is not written; PLAN.md inside the run folder is written."""
+    case.install()
+    first = case.run_claude(
+        [{"name": "ask", "reply": text("Which VAT rate applies to books?")}],
+        prompt="/gk-mode normal add the VAT rule",
+        extra_env=ENV,
+    )
+    assert_clean_exit(first)
+    run_dir = case.journal({"mode"})[-1]["data"]["run_dir"]
+    escape = case.proj / run_dir / ".." / ".." / ".." / "vat.py"
+    plan = case.proj / run_dir / "PLAN.md"
+    write = lambda path, body: [{"type": "tool_use", "name": "Write",  # noqa: E731
+                                 "input": {"file_path": str(path), "content": body}}]  # fmt: skip
+    rules: list[dict[str, Any]] = [
+        {"name": "stop", "when": {"tail_contains": "has been"},  # the plan was written
+         "reply": text("The plan is written.")},
+        {"name": "plan", "when": {"tail_contains": "First write the plan"},
+         "reply": write(plan, "# Plan\n- add RATE to vat.py\n")},
+        {"name": "escape", "when": {"tail_contains": "plan phase"},
+         "reply": write(escape, "RATE = 0.2\n")},
+    ]  # fmt: skip
+    session = str(first.result.get("session_id"))
+    run = case.run_claude(
+        rules,
+        prompt="/gk-mode confirm",
+        allowed_tools=("Write",),
+        extra_env=ENV,
+        extra_args=("--resume", session),
+    )
+    assert run.rules[:2] == ["escape", "plan"], run.describe()
+    refusal = only_result(run, 1)
+    assert refusal.get("is_error") is True, refusal
+    assert "First write the plan" in result_text(refusal)
+    assert not (case.proj / "vat.py").exists()
+    assert plan.is_file()
