@@ -257,6 +257,11 @@ class Supervisor:
             tasks.save(states.values())  # the tasks the event changed; none: nothing written
             for event in events:
                 journal.append(conn, session_id, now, "event", _event_data(event))
+            if facts is not None and (facts.commands or facts.verify or facts.kept):
+                from goalkeeper.engine.run_records import run_entries  # only when something ran
+
+                for kind, data in run_entries(facts):
+                    journal.append(conn, session_id, now, kind, data)
             for action in merged.actions:
                 if isinstance(action, Record):
                     journal.append(conn, session_id, now, action.kind, action.data)

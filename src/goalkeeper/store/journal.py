@@ -50,6 +50,37 @@ def recent(
     return [JournalEntry(r[0], r[1], r[2], r[3], _data(r[4])) for r in reversed(rows)]
 
 
+def session_entries(
+    conn: sqlite3.Connection, session_id: str, limit: int = KEEP
+) -> list[JournalEntry]:
+    """Everything the journal kept of one session, oldest first (``goalkeeper report``)."""
+    rows = conn.execute(
+        "SELECT id, session_id, at, kind, data FROM journal WHERE session_id = ? "
+        "ORDER BY id LIMIT ?",
+        (session_id, limit),
+    ).fetchall()
+    return [JournalEntry(r[0], r[1], r[2], r[3], _data(r[4])) for r in rows]
+
+
+def after(
+    conn: sqlite3.Connection, last_id: int, session_id: str | None = None, limit: int = 500
+) -> list[JournalEntry]:
+    """The entries appended since ``last_id``, oldest first: what ``status --follow`` polls."""
+    where = "id > ?" if session_id is None else "id > ? AND session_id = ?"
+    args: tuple[object, ...] = (last_id,) if session_id is None else (last_id, session_id)
+    rows = conn.execute(
+        f"SELECT id, session_id, at, kind, data FROM journal WHERE {where} ORDER BY id LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    return [JournalEntry(r[0], r[1], r[2], r[3], _data(r[4])) for r in rows]
+
+
+def last_id(conn: sqlite3.Connection) -> int:
+    """The newest entry's id (0 when empty): where a live view starts."""
+    row = conn.execute("SELECT MAX(id) FROM journal").fetchone()
+    return int(row[0] or 0)
+
+
 def _data(raw: str) -> dict[str, Any]:
     try:
         value = json.loads(raw)

@@ -102,3 +102,51 @@ def json_object(raw: object) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+class SessionNotFound(LookupError):
+    """No session matches the id or prefix a person typed; ``candidates`` when several do."""
+
+    def __init__(self, wanted: str, candidates: tuple[str, ...] = ()) -> None:
+        self.wanted = wanted
+        self.candidates = candidates
+        if candidates:
+            shown = ", ".join(candidates[:10]) + (" …" if len(candidates) > 10 else "")
+            text = f"session {wanted!r} is ambiguous: it starts {len(candidates)} ids ({shown})"
+        else:
+            text = f"no session starts with {wanted!r}"
+        super().__init__(text)
+
+
+def resolve_session_id(conn: sqlite3.Connection, wanted: str) -> str:
+    """The one session ``wanted`` names: its full id, or a prefix only one id starts with.
+
+    ``status`` and ``report`` print shortened ids; a person pastes them back, so a unique
+    prefix must work, and a prefix several ids share must say which, never pick one silently.
+    Sessions the journal knows but the session table no longer holds count too (a report of
+    an old session). Raises ``SessionNotFound``."""
+    if not wanted:
+        raise SessionNotFound(wanted)
+    exact = conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (wanted,)).fetchone()
+    if exact is not None:
+        return wanted
+    rows = conn.execute(
+        "SELECT session_id FROM sessions WHERE substr(session_id, 1, ?) = ? "
+        "UNION SELECT DISTINCT session_id FROM journal "
+        "WHERE session_id IS NOT NULL AND substr(session_id, 1, ?) = ? ORDER BY 1 LIMIT 51",
+        (len(wanted), wanted, len(wanted), wanted),
+    ).fetchall()
+    found = tuple(str(r[0]) for r in rows)
+    if wanted in found:
+        return wanted
+    if len(found) == 1:
+        return found[0]
+    raise SessionNotFound(wanted, found)
+
+
+def latest_session_id(conn: sqlite3.Connection) -> str | None:
+    """The session goalkeeper saw last (``report --last``), or None before any."""
+    row = conn.execute(
+        "SELECT session_id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+    ).fetchone()
+    return str(row[0]) if row else None

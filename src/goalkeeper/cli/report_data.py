@@ -1,0 +1,223 @@
+"""The proof of one session, gathered from goalkeeper's own state: what the agent claimed and
+what goalkeeper verified.
+
+``session_proof`` is the one place that reads it (``goalkeeper report`` renders it as Markdown,
+HTML or JSON; ``goalkeeper run --json`` embeds it). Everything comes from ``.goalkeeper/
+state.db``: the journal (every command goalkeeper ran, each close attempt, each decision), the
+session row (counters, mode, workflow), the todo table (tasks and what goalkeeper wrote into
+their ``verification``), the approved promise of the goal and its protected test files. Text
+the agent wrote (todo subjects, output tails, messages) is returned as it is: renderers escape.
+
+The JSON shape (``PROOF_VERSION`` 1)::
+
+    {"version": 1, "session": {...}, "verdict": {"state", "reason"},
+     "goal": {...} | null, "runs": [...], "protected_tests": {...} | null,
+     "todos": [...], "close_attempts": [...], "continuations": {...},
+     "pauses": [...], "timeline": [...]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from goalkeeper.cli.journal_view import category, clip, describe
+from goalkeeper.store import journal
+from goalkeeper.store.db import Store
+from goalkeeper.store.sessions import SessionRow, get_session
+from goalkeeper.store.test_baseline import load_baseline
+from goalkeeper.store.todo_tasks import TaskTable
+from goalkeeper.store.trust import get_promise
+
+PROOF_VERSION = 1
+RUN_KINDS = ("verify_run", "evidence_run", "replay_run")
+VERDICTS = ("proven", "closed", "paused", "capped", "open")
+"""``proven``: the goal's verify passed (goal_complete); ``closed``: the plan's gates passed;
+``paused``: goalkeeper paused the loop for the user; ``capped``: the continuation cap ended it;
+``open``: none of these yet (the agent is working, or it stopped and was sent back)."""
+
+
+def session_proof(store: Store, session_id: str) -> dict[str, Any]:
+    """The proof of ``session_id`` (a full id: resolve a prefix first with
+    ``store.sessions.resolve_session_id``) as a JSON-ready dict; see the module for the shape.
+    Reads only; a session goalkeeper never saw gives an empty proof with verdict ``open``."""
+    conn = store.connection()
+    row = get_session(conn, session_id)
+    entries = journal.session_entries(conn, session_id)
+    tasks = TaskTable(conn, session_id).all_tasks()
+    goal_id = _goal_id(row)
+    promise = get_promise(conn, goal_id) if goal_id else None
+    baseline = load_baseline(conn, goal_id) if goal_id else None
+
+    runs = [_run(e) for e in entries if e.kind in RUN_KINDS]
+    closes = [_close(e) for e in entries if e.kind in ("refused", "closed", "close_overruled")]
+    decisions = [e for e in entries if e.kind == "decision"]
+    pauses = [
+        {"at": e.at, "reason": str(a.get("text") or "")}
+        for e in decisions
+        for a in _actions(e.data)
+        if a.get("kind") == "Pause"
+    ]
+    continued = sum(1 for e in decisions for a in _actions(e.data) if a.get("kind") == "Continue")
+    capped = any(e.kind == "capped" for e in entries)
+    return {
+        "version": PROOF_VERSION,
+        "session": _session(row, session_id, entries),
+        "verdict": _verdict(entries),
+        "goal": _goal(promise, entries) if promise is not None or goal_id else None,
+        "runs": runs,
+        "protected_tests": _protected(baseline, entries),
+        "todos": [_todo(t, entries) for t in tasks],
+        "close_attempts": closes,
+        "continuations": {
+            "sent_back": continued,
+            "counter": row.continuations if row else 0,
+            "capped": capped,
+        },
+        "pauses": pauses,
+        "timeline": [
+            {
+                "id": e.id,
+                "at": e.at,
+                "kind": e.kind,
+                "category": category(e.kind, e.data),
+                "text": describe(e.kind, e.data),
+            }
+            for e in entries
+            if e.kind != "todo"  # a todo op is also its tool call's answer: once is enough
+        ],
+    }
+
+
+def _goal_id(row: SessionRow | None) -> str | None:
+    if row is None:
+        return None
+    for guard in ("goal", "workflow"):
+        value = row.guards.get(guard, {}).get("goal_id")
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _actions(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    actions = data.get("actions")
+    return [a for a in actions if isinstance(a, Mapping)] if isinstance(actions, list) else []
+
+
+def _session(
+    row: SessionRow | None, session_id: str, entries: list[journal.JournalEntry]
+) -> dict[str, Any]:
+    cadence = row.guards.get("cadence", {}) if row else {}
+    modes = row.guards.get("modes", {}) if row else {}
+    workflow = row.guards.get("workflow", {}).get("active") if row else None
+    return {
+        "session_id": session_id,
+        "host": row.host if row else None,
+        "started_at": row.created_at if row else (entries[0].at if entries else None),
+        "updated_at": row.updated_at if row else (entries[-1].at if entries else None),
+        "events": row.events if row else 0,
+        "phase": cadence.get("last_phase"),
+        "round": cadence.get("round", 0),
+        "mode": modes.get("mode"),
+        "mode_phase": modes.get("phase"),
+        "workflow": workflow if isinstance(workflow, dict) else None,
+        "journal_entries": len(entries),
+    }
+
+
+def _verdict(entries: list[journal.JournalEntry]) -> dict[str, str]:
+    """The last thing that ended (or held) the loop: a proven goal, a close, a pause, the cap."""
+    state, reason = "open", "goalkeeper has not let the agent stop yet"
+    for e in entries:
+        if e.kind == "goal_complete":
+            state, reason = "proven", "the goal's verify commands passed"
+        elif e.kind == "closed":
+            gates = e.data.get("gates")
+            named = ", ".join(str(g) for g in gates) if isinstance(gates, list) else "quick mode"
+            state, reason = "closed", f"the plan's gates passed: {named or 'none'}"
+        elif e.kind == "capped":
+            state, reason = "capped", f"continuation cap reached ({e.data.get('continuations')})"
+        elif e.kind == "decision":
+            for action in _actions(e.data):
+                if action.get("kind") == "Pause":
+                    state, reason = "paused", clip(action.get("text") or "", 300)
+        elif e.kind == "event" and e.data.get("type") == "UserPrompt" and state != "proven":
+            state, reason = "open", "the user spoke since; goalkeeper is watching again"
+    return {"state": state, "reason": reason}
+
+
+def _run(e: journal.JournalEntry) -> dict[str, Any]:
+    return {"at": e.at, "kind": e.kind.removesuffix("_run"), **e.data}
+
+
+def _close(e: journal.JournalEntry) -> dict[str, Any]:
+    outcome = {"refused": "refused", "closed": "closed"}.get(e.kind, "overruled")
+    data = dict(e.data)
+    return {"at": e.at, "outcome": outcome, "gates": data.pop("gates", []), **data}
+
+
+def _goal(promise: Any, entries: list[journal.JournalEntry]) -> dict[str, Any]:
+    failed = sum(1 for e in entries if e.kind == "goal_failed")
+    proven = next((e.data for e in reversed(entries) if e.kind == "goal_complete"), None)
+    if promise is None:
+        return {"goal_id": None, "failed_rounds": failed, "proven": proven is not None}
+    return {
+        "goal_id": promise.goal_id,
+        "objective": promise.objective,
+        "verify": list(promise.verify),
+        "criteria": list(promise.criteria),
+        "status": promise.status,
+        "attempts": promise.attempts,
+        "blocked_reason": promise.blocked_reason,
+        "failed_rounds": failed,
+        "proven": proven is not None,
+    }
+
+
+def _protected(baseline: Any, entries: list[journal.JournalEntry]) -> dict[str, Any] | None:
+    held = [e.data for e in entries if e.kind in ("goal_tests_held", "plan_tests_held")]
+    replays = [_run(e) for e in entries if e.kind == "replay_run"]
+    complete = next((e.data for e in reversed(entries) if e.kind == "goal_complete"), None)
+    if baseline is None and not held and not replays:
+        return None
+    return {
+        "files": sorted(baseline.digests) if baseline is not None else [],
+        "at_proof": complete.get("protected_tests") if complete else None,
+        "held": held,
+        "replays": replays,
+    }
+
+
+def _todo(task: Any, entries: list[journal.JournalEntry]) -> dict[str, Any]:
+    """A task with its evidence: ``verified`` (every claim checked), ``unverified`` (completed
+    with claims goalkeeper could not check), ``refused`` (a completion goalkeeper refused and
+    the task is not completed), ``none`` (no completion claimed)."""
+    completions = [
+        e.data for e in entries if e.kind == "todo_completed" and e.data.get("id") == task.id
+    ]
+    refusals = [
+        {"at": e.at, "reason": e.data.get("reason"), "count": e.data.get("count")}
+        for e in entries
+        if e.kind == "todo_refused" and e.data.get("id") == task.id
+    ]
+    verification = task.metadata.get("verification")
+    last = completions[-1] if completions else None
+    if task.status == "completed" and last is not None:
+        evidence = "unverified" if last.get("unverified") else "verified"
+    elif task.status == "completed":
+        evidence = "unverified"  # completed with no gate goalkeeper checked
+    elif refusals:
+        evidence = "refused"
+    else:
+        evidence = "none"
+    return {
+        "id": task.id,
+        "subject": task.subject,
+        "status": task.status,
+        "gate": task.metadata.get("gate"),
+        "evidence": evidence,
+        "verification": verification if isinstance(verification, list) else [],
+        "unverified": (last or {}).get("unverified", []),
+        "commands": (last or {}).get("commands", []),
+        "refusals": refusals,
+    }
