@@ -37,6 +37,7 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
+from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -53,6 +54,8 @@ TODO_TOOL = "mcp__goalkeeper__todo"
 OWN_TOOL_PREFIX = "mcp__goalkeeper__"
 """goalkeeper's MCP tools (todo, workflow, workflow_active, workflow_ask, goal_approval) as
 Claude Code names them: the PreToolUse hook hands each the session id it belongs to."""
+OWN_TOOL_PREFIXES = (OWN_TOOL_PREFIX, PLUGIN_TOOL_PREFIX)
+"""The same tools served by the Claude Code plugin's MCP server (``claude_plugin``)."""
 TOOL_NAMES = {
     n: OWN_TOOL_PREFIX + n
     for n in ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
@@ -236,7 +239,7 @@ def _answer(
             return {}  # a Claude Code event goalkeeper does not use: nothing to say
         return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
 
-    if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
+    if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIXES):
         return pre_tool_use_plumbing(hook)
     if hook.event == "Stop" and hook.background:  # waiting for background work, not settled
         lang = config.lang if config.lang != "auto" else "en"
@@ -273,7 +276,7 @@ def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
     """goalkeeper's own todo tool runs in its MCP server, which cannot see the session id:
     hand it over in the call (``updatedInput``) and let the call through (the server applies
     every gate). Any other tool: no opinion."""
-    if not (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
+    if not (hook.tool_name or "").startswith(OWN_TOOL_PREFIXES):
         return {}
     updated = {**(hook.tool_input or {}), "session": hook.session_id}
     return {
@@ -294,7 +297,7 @@ def to_events(
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        return (UserPrompt(sid, hook.prompt or ""), BeforeAgentStart(sid)), {}
+        return (UserPrompt(sid, plugin_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
     if hook.event == "StopFailure":

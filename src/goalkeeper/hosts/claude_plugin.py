@@ -1,0 +1,130 @@
+"""goalkeeper as a Claude Code plugin, in a marketplace that is this repository.
+
+``claude plugin marketplace add <repository or path>`` and
+``claude plugin install goalkeeper@goalkeeper`` are the whole install: nothing is written into
+the project, so nothing a team commits names one machine's paths. The files under
+``.claude-plugin/`` and ``plugins/goalkeeper/`` are generated here from the code they mirror
+(the hook events and their tool matcher, the slash command texts of the message catalog, the
+skills of ``goalkeeper.skills``), and a test holds the committed copies equal to what this
+generator writes (``goalkeeper.cli.plugin_files``).
+
+Three things differ from a settings install (``goalkeeper install claude``):
+
+- **Names.** Claude Code namespaces a plugin's commands (``/goalkeeper:goal``) and MCP tools
+  (``mcp__plugin_goalkeeper_goalkeeper__todo``). ``plugin_prompt`` turns the commands back into
+  the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
+  hook's session hand-over take the plugin's tool prefix too (``PLUGIN_TOOL_PREFIX``).
+- **The interpreter.** A plugin cannot know where goalkeeper is installed. The hooks and the
+  MCP server run ``$CLAUDE_PLUGIN_OPTION_PYTHON`` (the ``python`` option,
+  ``claude plugin install … --config python=$(command -v python)``), else ``python3``.
+- **The block cap.** A plugin cannot set ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (Claude Code
+  ignores ``env`` in a plugin's files; verified on 2.1.332). None is needed with goalkeeper's
+  defaults: a loop that calls tools never meets the cap, and the tool-less streak pauses at
+  exactly the 9th stop, where Claude Code's default cap of 8 would end it anyway. A user who
+  raises ``stuck`` or ``reset`` is told at session start, by the warning every host gives,
+  which value to set in the ``env`` of their own settings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PLUGIN_NAME = "goalkeeper"
+MARKETPLACE_NAME = "goalkeeper"
+MCP_SERVER = "goalkeeper"
+PLUGIN_TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{MCP_SERVER}__"
+"""How Claude Code names the plugin's MCP tools: ``mcp__plugin_<plugin>_<server>__<tool>``."""
+PLUGIN_COMMANDS = {"goal": "gk-goal", "mode": "gk-mode", "workflow": "workflow"}
+"""The plugin's commands (``/goalkeeper:<key>``) and the command of a settings install each
+one is (``COMMAND_FILES``): the namespace already says whose they are."""
+PYTHON_OPTION = "python"
+INTERPRETER = '"${CLAUDE_PLUGIN_OPTION_PYTHON:-python3}"'
+"""The shell words that run goalkeeper's Python: the plugin's ``python`` option, else python3.
+Read from the environment, never as ``${user_config.…}``, which Claude Code refuses in a
+shell-form hook command (the value would be re-parsed by the shell)."""
+_PLUGIN_COMMAND = re.compile(
+    rf"\A(\s*)/{PLUGIN_NAME}:({'|'.join(PLUGIN_COMMANDS)})(?=\s|\Z)", re.IGNORECASE
+)
+
+
+def plugin_prompt(prompt: str) -> str:
+    """A prompt as goalkeeper's prompt hook reads it: a plugin command at its start
+    (``/goalkeeper:goal …``, as Claude Code hands it over) becomes the command it stands for
+    (``/gk-goal …``). Anything else is returned as it is."""
+    return _PLUGIN_COMMAND.sub(lambda m: f"{m[1]}/{PLUGIN_COMMANDS[m[2].lower()]}", prompt, count=1)
+
+
+def hook_command() -> str:
+    """The command every plugin hook runs (the same one for every event: the payload names it)."""
+    return f"{INTERPRETER} -m goalkeeper hook claude"
+
+
+def mcp_command() -> dict[str, Any]:
+    """How Claude Code starts the plugin's MCP server (through ``sh``, which expands the
+    interpreter the same way the hooks do)."""
+    return {"command": "sh", "args": ["-c", f"exec {INTERPRETER} -m goalkeeper mcp"]}
+
+
+def pre_tool_matcher() -> str:
+    """The settings install's PreToolUse matcher, with the plugin's own tools added."""
+    from goalkeeper.hosts.claude_code import PRE_TOOL_MATCHER
+
+    if not PRE_TOOL_MATCHER.startswith("^("):  # the two modules disagree: a programming error
+        raise RuntimeError(f"unexpected PreToolUse matcher {PRE_TOOL_MATCHER!r}")
+    return f"^({PLUGIN_TOOL_PREFIX}.*|{PRE_TOOL_MATCHER[2:]}"
+
+
+def hooks_json() -> dict[str, Any]:
+    from goalkeeper.hosts.claude_code import HOOK_EVENTS
+    from goalkeeper.hosts.claude_settings import HOOK_TIMEOUT_S, STOP_TIMEOUT_S
+
+    hooks: dict[str, Any] = {}
+    for event in HOOK_EVENTS:
+        handler = {
+            "type": "command",
+            "command": hook_command(),
+            "timeout": STOP_TIMEOUT_S if event == "Stop" else HOOK_TIMEOUT_S,
+        }
+        group: dict[str, Any] = {"hooks": [handler]}
+        if event == "PreToolUse":
+            group = {"matcher": pre_tool_matcher(), **group}
+        hooks[event] = [group]
+    description = "goalkeeper: keeps the agent working until the goal is proven done"
+    return {"description": description, "hooks": hooks}
+
+
+def plugin_json(version: str) -> dict[str, Any]:
+    return {
+        "name": PLUGIN_NAME,
+        "version": version,
+        "description": "Keeps the agent working until the goal is proven done: plan gates, "
+        "goals goalkeeper verifies itself, todos that need evidence, workflow routes.",
+        "author": {"name": "goalkeeper maintainers"},
+        "license": "MIT",
+        "keywords": ["hooks", "goal", "verification", "pdca", "todo", "workflow"],
+        "userConfig": {
+            PYTHON_OPTION: {
+                "type": "string",
+                "title": "Python with goalkeeper",
+                "description": "The interpreter goalkeeper is installed in (for example the "
+                "output of `command -v python` in its virtualenv). Empty: python3 on PATH.",
+            }
+        },
+    }
+
+
+def marketplace_json(version: str) -> dict[str, Any]:
+    return {
+        "name": MARKETPLACE_NAME,
+        "owner": {"name": "goalkeeper maintainers"},
+        "description": "goalkeeper for Claude Code",
+        "plugins": [
+            {
+                "name": PLUGIN_NAME,
+                "source": f"./plugins/{PLUGIN_NAME}",
+                "description": plugin_json(version)["description"],
+                "version": version,
+            }
+        ],
+    }
