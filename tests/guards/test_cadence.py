@@ -12,7 +12,8 @@ from goalkeeper.core.values import (
     Close,
     Compact,
     Continue,
-    KeepTests,
+    Facts,
+    Inspect,
     Notify,
     Pause,
     Record,
@@ -23,7 +24,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.cadence import HONEST_BOUND, CadenceGuard, CadenceState
-from goalkeeper.guards.spec import Verdict
+from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.testing import ALL_CAPABILITIES, context, plan_doc
 
 PLAN = """# Export
@@ -47,10 +48,16 @@ guard = CadenceGuard()
 def settle(
     state: CadenceState, text: str, plan: str | None = PLAN, tools: int | None = 1, **kw: object
 ) -> Verdict[CadenceState]:
-    ctx = kw.pop("ctx", None) or context(plan)
+    """One settle. A close the gates let through asks the engine about the session's kept
+    tests (``Inspect``); it is answered as the engine answers when none were kept (these
+    sessions had no user prompt): empty facts, and the guard decides again."""
+    ctx: Context = kw.pop("ctx", None) or context(plan)  # type: ignore[assignment]
     activity = kw.pop("activity", None) or Activity(tool_calls=tools)
     event = Settled("s", text, activity=activity, **kw)  # type: ignore[arg-type]
-    return guard.on_event(event, state, ctx)  # type: ignore[arg-type]
+    verdict = guard.on_event(event, state, ctx)
+    if ctx.facts is None and any(isinstance(a, Inspect) for a in verdict.actions):
+        return guard.on_event(event, state, replace(ctx, facts=Facts()))
+    return verdict
 
 
 def kinds(verdict: Verdict[CadenceState]) -> list[str]:
@@ -282,15 +289,23 @@ def test_a_tool_call_ends_a_stuck_streak() -> None:
 
 
 def test_user_prompt_clears_stuck_counters() -> None:
-    """A real user message is an intervention: stuck counters start over. The first one also
-    keeps the session's tests, once."""
+    """A real user message is an intervention: stuck counters start over. Keeping the
+    session's tests is not the cadence guard's (``guards.kept_tests``)."""
     verdict = guard.on_event(
         UserPrompt("s", "try X"), CadenceState(idle_rounds=2, resets=2), context(PLAN)
     )
-    assert verdict.state == CadenceState(kept_tests="session:s")
-    assert verdict.actions == (KeepTests("session:s"),)
-    again = guard.on_event(UserPrompt("s", "go on"), verdict.state, context(PLAN))
-    assert again.actions == () and again.state == verdict.state
+    assert verdict.state == CadenceState() and verdict.actions == ()
+
+
+def test_a_close_the_gates_pass_asks_for_the_sessions_kept_tests() -> None:
+    """The close is held to the tests kept at the session's first prompt: the engine is asked
+    to replay them under the session's key, whichever guard kept them."""
+    state = CadenceState()
+    for text in ("[PDCA] do", "[PDCA] check"):
+        state = settle(state, text, DONE_PLAN).state or state
+    event = Settled("s", "[PDCA] complete", activity=Activity(tool_calls=0))
+    verdict = guard.on_event(event, state, context(DONE_PLAN))
+    assert verdict.actions == (Inspect(protect="session:s", replay_tests=True),)
 
 
 def test_tool_call_events_count_when_the_host_reports_them() -> None:

@@ -14,7 +14,7 @@ FAILED = TestReplay(CHANGED, (VerifyRun("pytest -q", 1, "1 failed in 0.1s"),))
 
 
 def test_nothing_kept_holds_nothing() -> None:
-    """A session with no user prompt yet kept no tests: the close goes ahead unchecked."""
+    """No key of kept tests: nothing to hold the close to, it goes ahead unchecked."""
     done = check_close("", "", "plan/x.md", context(None))
     assert done.ask is None and not done.held and done.record is None
 

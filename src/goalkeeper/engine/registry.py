@@ -12,6 +12,7 @@ from goalkeeper.config import Config
 from goalkeeper.guards.cadence import CadenceGuard
 from goalkeeper.guards.commitments import CommitmentsGuard
 from goalkeeper.guards.goal import GoalGuard
+from goalkeeper.guards.kept_tests import KeptTestsGuard
 from goalkeeper.guards.modes import ModesGuard
 from goalkeeper.guards.spec import Guard, Registry
 from goalkeeper.guards.todos import TodosGuard
@@ -20,6 +21,7 @@ from goalkeeper.guards.workflow import WorkflowGuard
 
 BUILTIN_GUARDS: tuple[type[Guard[Any]], ...] = (
     TrustGuard,
+    KeptTestsGuard,
     CadenceGuard,
     CommitmentsGuard,
     GoalGuard,

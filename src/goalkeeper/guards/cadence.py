@@ -44,7 +44,6 @@ from goalkeeper.core.values import (
     Compact,
     Continue,
     Event,
-    KeepTests,
     Notify,
     Pause,
     Record,
@@ -119,9 +118,6 @@ class CadenceState:
     """How many of those have been closed, rewritten or removed since: progress is more."""
     unmeasured_told: bool = False
     """The user was told that this session's tool calls cannot be counted (seed000 D6)."""
-    kept_tests: str = ""
-    """The key of the tests kept at the user's first prompt (``KeepTests``): a close is held to
-    them (``plan_tests``)."""
     tests_held: str = ""
     """The change of the kept tests the last close was held for (said once, then a pause)."""
     named: str = ""
@@ -150,11 +146,7 @@ class CadenceGuard:
         if isinstance(event, UserPrompt):
             plan = ctx.plan.plan if ctx.plan is not None else None
             named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
-            state = replace(_fresh_start(state), named=named)
-            if state.kept_tests:
-                return Verdict(state=state)
-            key = session_key(event.session_id)  # the tests as the user set the work going
-            return Verdict((KeepTests(key),), replace(state, kept_tests=key))
+            return Verdict(state=replace(_fresh_start(state), named=named))
         if isinstance(event, BeforeAgentStart):
             return Verdict(_anchor_advice(ctx))
         if isinstance(event, ToolCall):
@@ -252,7 +244,7 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
     if phase == "complete":
         report = evaluate_gates(plan, _history(s), require_tool=cfg.check_needs_tool)
         if report.passed:
-            kept = check_close(s.kept_tests, s.tests_held, doc.path, ctx)
+            kept = check_close(session_key(ev.session_id), s.tests_held, doc.path, ctx)
             if kept.ask is not None:
                 return Verdict((kept.ask,), s)
             if kept.held:

@@ -32,8 +32,9 @@ class CloseCheck:
 
 
 def check_close(kept: str, last_held: str, path: str, ctx: Context) -> CloseCheck:
-    """``kept``: the key of the session's kept tests ("" when none were kept: nothing to hold
-    the close to); ``last_held``: the change held at the last close, so the same one pauses."""
+    """``kept``: the key of the session's kept tests (``session_key``; "": nothing to hold the
+    close to, and the engine answers None when nothing was kept under it); ``last_held``: the
+    change held at the last close, so the same one pauses."""
     if not kept:
         return CloseCheck()
     if ctx.facts is None:

@@ -56,7 +56,6 @@ from goalkeeper.core.values import (
     Event,
     Facts,
     Inspect,
-    KeepTests,
     Notify,
     Problem,
     Record,
@@ -114,9 +113,6 @@ class TodosState:
     refused: tuple[tuple[int, str, str], ...] = ()
     """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
     user's notice at a stop."""
-    kept_tests: str = ""
-    """The key under which the session's tests were kept at the user's first prompt
-    (``KeepTests``): a test gate's passing re-run is run again against them."""
     native_refused: str = ""
     """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
@@ -194,11 +190,7 @@ class TodosGuard:
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         if isinstance(event, UserPrompt):
-            state = _new_unit(replace(state, last_user_at=ctx.now))
-            if state.kept_tests:
-                return Verdict(state=state)
-            key = session_key(event.session_id)  # the tests as the user set the work going
-            return Verdict((KeepTests(key),), replace(state, kept_tests=key))
+            return Verdict(state=_new_unit(replace(state, last_user_at=ctx.now)))
         if isinstance(event, BeforeAgentStart):
             return Verdict(state=replace(state, current_round=state.current_round + 1))
         if isinstance(event, TurnEnd):
@@ -247,7 +239,7 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
         if kept is not None:
             return kept
     if call.action == "update" and call.status == "completed":
-        gated = _completion_gates(call, s, ctx)
+        gated = _completion_gates(call, s, ctx, session_key(ev.session_id))
         if isinstance(gated, Verdict):
             return gated
         call, completion = gated
@@ -312,11 +304,13 @@ def _gate_kept(call: TodoCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
 
 
 def _completion_gates(
-    call: TodoCall, s: TodosState, ctx: Context
+    call: TodoCall, s: TodosState, ctx: Context, kept: str
 ) -> tuple[TodoCall, dict[str, Any]] | Verdict[TodosState]:
     """Tree, evidence format, declared gate, then checked evidence. A refusal is a Verdict; a
     pass is the call with its normalized evidence (and what goalkeeper checked) written back
-    into ``metadata``, and the completion record's data."""
+    into ``metadata``, and the completion record's data. ``kept``: where the session's tests
+    were kept at the user's first prompt (``KeepTests``), which a test gate's re-run is held
+    to (the engine finds nothing there when no prompt kept them)."""
     say = ctx.say
     tree = s.tree
     problem = can_complete_tree(tree, call.id, sep=say("todo.children_sep"))
@@ -346,7 +340,7 @@ def _completion_gates(
     if mode != "off" and task is not None:
         wanted = commands if rerun else ()
         if (files or wanted) and ctx.facts is None:
-            protect = s.kept_tests if rerun else ""
+            protect = kept if rerun else ""
             paths, cmds = tuple(f.path for f in files), tuple(c.cmd for c in wanted)
             return Verdict((Inspect(paths, cmds, protect=protect),))
         if files or wanted:
