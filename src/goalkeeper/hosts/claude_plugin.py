@@ -14,9 +14,9 @@ Three things differ from a settings install (``goalkeeper install claude``):
   (``mcp__plugin_goalkeeper_goalkeeper__todo``). ``plugin_prompt`` turns the commands back into
   the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
   hook's session hand-over take the plugin's tool prefix too (``PLUGIN_TOOL_PREFIX``).
-- **The interpreter.** A plugin cannot know where goalkeeper is installed. The hooks and the
-  MCP server run ``$CLAUDE_PLUGIN_OPTION_PYTHON`` (the ``python`` option,
-  ``claude plugin install … --config python=$(command -v python)``), else ``python3``.
+- **The interpreter.** A plugin cannot know where goalkeeper is installed: the user names it
+  once, as the ``python`` option (``claude plugin install … --config
+  python=$(command -v python)``). The hooks run it, else ``python3``; the MCP server needs it.
 - **The block cap.** A plugin cannot set ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (Claude Code
   ignores ``env`` in a plugin's files; verified on 2.1.332). None is needed with goalkeeper's
   defaults: a loop that calls tools never meets the cap, and the tool-less streak pauses at
@@ -61,9 +61,12 @@ def hook_command() -> str:
 
 
 def mcp_command() -> dict[str, Any]:
-    """How Claude Code starts the plugin's MCP server (through ``sh``, which expands the
-    interpreter the same way the hooks do)."""
-    return {"command": "sh", "args": ["-c", f"exec {INTERPRETER} -m goalkeeper mcp"]}
+    """How Claude Code starts the plugin's MCP server: the ``python`` option, substituted by
+    Claude Code itself (an MCP server's environment has no ``CLAUDE_PLUGIN_OPTION_*``, and a
+    ``${VAR:-default}`` in its arguments is expanded from Claude Code's own environment, where
+    it is empty: both seen on 2.1.332). Without the option set, the server does not start and
+    Claude Code says which option is missing; the hooks still run."""
+    return {"command": f"${{user_config.{PYTHON_OPTION}}}", "args": ["-m", "goalkeeper", "mcp"]}
 
 
 def pre_tool_matcher() -> str:
