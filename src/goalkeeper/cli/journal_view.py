@@ -8,8 +8,13 @@ each renderer escapes it for its own medium (HTML, Markdown).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters (an ANSI escape, a bell) the agent may have written: a line shown in a
+terminal must not move its cursor or recolour it."""
 
 TEXT = 160
 """How much of a message a one-line view shows."""
@@ -46,8 +51,13 @@ def category(kind: str, data: Mapping[str, Any]) -> str:
     return "info"
 
 
+def plain(text: object) -> str:
+    """Untrusted text without control characters, for a terminal."""
+    return _CONTROL.sub("\ufffd", str(text))
+
+
 def clip(text: object, limit: int = TEXT) -> str:
-    value = " ".join(str(text).split())
+    value = " ".join(plain(text).split())
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
@@ -145,7 +155,7 @@ def _generic(data: Mapping[str, Any]) -> str:
 
 
 def _one_line(text: str) -> str:
-    return text.replace("\r", " ").replace("\n", " ⏎ ")
+    return plain(text.replace("\r", " ").replace("\n", " ⏎ "))
 
 
 _RENDER: dict[str, Callable[[Mapping[str, Any]], str]] = {
