@@ -83,7 +83,7 @@ def test_mcp_json_gains_and_loses_exactly_the_goalkeeper_server() -> None:
     }
     assert add_mcp_server(added, ["/py", "-m", "goalkeeper", "mcp"])[2] == []
     moved, was_added, changes = add_mcp_server(added, ["/other", "-m", "goalkeeper", "mcp"])
-    assert not was_added and changes == ["updated the 'goalkeeper' MCP server in .mcp.json"]
+    assert not was_added and changes == ["updated the 'goalkeeper' MCP server"]
     assert remove_mcp_server(moved)[0] == original
 
 

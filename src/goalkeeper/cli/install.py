@@ -17,6 +17,7 @@ from goalkeeper.hosts.claude_settings import (
     BLOCK_CAP_HEADROOM,
     COMMAND_FILES,
     GOAL_COMMAND_NAME,
+    MCP_FILE,
     Receipt,
     Scope,
     SettingsError,
@@ -27,7 +28,10 @@ from goalkeeper.hosts.claude_settings import (
     hook_command,
     is_command_text,
     load_receipt,
-    read_json_object,
+    mcp_command,
+    mcp_entry,
+    mcp_location,
+    missing_containers,
     receipt_path,
     remove_hooks,
     remove_mcp_server,
@@ -35,6 +39,7 @@ from goalkeeper.hosts.claude_settings import (
     settings_path,
     write_json_atomic,
 )
+from goalkeeper.hosts.json_doc import Style, is_empty, read_document
 
 _scope_options = [
     click.option(
@@ -68,7 +73,8 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--command",
     "command",
-    help="Hook command to register (default: this Python running goalkeeper).",
+    help="Hook command to register (default: the portable launcher, which finds goalkeeper "
+    "when the hook runs).",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -80,11 +86,17 @@ def install_command(
     PreToolUse (goalkeeper's todo tool and the native todo tools), Stop and StopFailure,
     merged into the settings without touching other hooks or settings.
 
-    Also registers goalkeeper's MCP server (the `todo` tool) in the project's .mcp.json and
-    approves it in the settings (not with --user: see the printed note), and raises
+    Also registers goalkeeper's MCP server (the `todo` tool): in the project's .mcp.json
+    (approved in the settings) by default, in ~/.claude.json with --local (for this project
+    only) or --user (every project), as `claude mcp add --scope local|user` would. It raises
     CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in the settings' "env" above goalkeeper's own caps, so
     that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends a loop
     before goalkeeper's rules do. Running it again changes nothing.
+
+    The commands written name no path of this machine: a short `sh -c` launcher finds
+    goalkeeper when it runs ($GOALKEEPER_PYTHON, then `goalkeeper` on PATH outside the
+    project; --local and --user also name this Python) and, where there is none, tells the
+    user in one line and lets the session go on. Files under the project are never run.
 
     HOST pi: writes goalkeeper's Pi extension to .pi/extensions/goalkeeper.ts (with --user:
     Pi's own extensions folder), which starts `goalkeeper bridge pi` for every Pi session.
@@ -96,41 +108,47 @@ def install_command(
 
         return install_pi(app, scope, dry_run, as_json)
     home = Path.home()
-    path = settings_path(scope, app.project, home)
-    mcp_path = app.project / ".mcp.json"
-    config = load_config(app.project, relevant_env())
+    project = app.project
+    path = settings_path(scope, project, home)
+    config = load_config(project, relevant_env())
     cap = max(config.max_continuations, config.idle_streak) + BLOCK_CAP_HEADROOM
-    with_mcp = scope != "user"
+    python = baked_python(scope, project)
+    hook = command or hook_command(python)
+    mcp_path, mcp_keys = mcp_location(scope, project, home)
+    argv = mcp_command(python)
     try:
-        before = read_json_object(path)
-        after, receipt, changes = add_hooks(
-            before, command or hook_command(), cap, enable_mcp=with_mcp
-        )
-        mcp_before = read_json_object(mcp_path) if with_mcp else {}
-        mcp_after, mcp_added, mcp_changes = (
-            add_mcp_server(mcp_before, mcp_argv()) if with_mcp else ({}, False, [])
-        )
+        before, style = read_document(path)
+        after, receipt, changes = add_hooks(before, hook, cap, enable_mcp=scope == "project")
+        mcp_before, mcp_style = read_document(mcp_path)
+        entry = mcp_entry(argv, in_claude_json=scope != "project")
+        mcp_after, mcp_added, mcp_changes = add_mcp_server(mcp_before, argv, mcp_keys, entry)
     except SettingsError as exc:
         raise fail(str(exc)) from exc
+    mcp_changes = [f"{change} in {mcp_path}" for change in mcp_changes]
     new_commands = [
-        name for name in COMMAND_FILES if not command_path(scope, app.project, home, name).exists()
+        name for name in COMMAND_FILES if not command_path(scope, project, home, name).exists()
     ]
+    rpath = receipt_path(scope, project, home)
+    commands = [command_path(scope, project, home, name) for name in new_commands]
+    to_create = [path, mcp_path, rpath, *commands]
     receipt = replace(
         receipt,
         mcp_server=mcp_added,
         mcp_file_created=mcp_added and not mcp_path.exists(),
+        mcp_config=scope,
+        mcp_created=missing_containers(mcp_before, mcp_keys) if mcp_added else 0,
         goal_command=GOAL_COMMAND_NAME in new_commands,
         commands=tuple(new_commands),
+        created_paths=missing_paths(to_create, project, home),
     )
     changes += [f"added the /{name} command ({name}.md)" for name in new_commands]
-    rpath = receipt_path(scope, app.project, home)
     if not dry_run and (changes or mcp_changes):
         if changes:
-            write_json_atomic(path, after)
+            write_json_atomic(path, after, style)
         if mcp_changes:
-            write_json_atomic(mcp_path, mcp_after)
+            write_json_atomic(mcp_path, mcp_after, mcp_style)
         for name in new_commands:
-            cpath = command_path(scope, app.project, home, name)
+            cpath = command_path(scope, project, home, name)
             cpath.parent.mkdir(parents=True, exist_ok=True)
             # "auto" follows the plan or the user's words; at install there are none yet
             cpath.write_text(
@@ -139,13 +157,16 @@ def install_command(
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
     changes = changes + mcp_changes
     compiled = False if dry_run else _precompile()
+    found = None if command else launcher_finds(project, python)
     data = {
         "host": host,
         "scope": scope,
         "settings": str(path),
+        "mcp_config": str(mcp_path),
         "changes": changes,
         "dry_run": dry_run,
-        "command": command or hook_command(),
+        "command": hook,
+        "goalkeeper_found": found,
         "bytecode_compiled": compiled,
     }
     if as_json:
@@ -158,12 +179,14 @@ def install_command(
             click.echo(f"  - {change}")
     else:
         click.echo(f"goalkeeper is already installed in {path}.")
-    if not with_mcp:
-        argv = " ".join(shlex.quote(a) for a in mcp_argv())
+    if found is False:
         click.echo(
-            f"For the todo tool in every project: claude mcp add --scope user goalkeeper -- {argv}"
+            "Note: the hooks find goalkeeper at run time, and from here they would not: put "
+            "`goalkeeper` on PATH (uv tool install, pipx) or set GOALKEEPER_PYTHON="
+            f'{shlex.quote(sys.executable)} in your environment or in the "env" of '
+            "~/.claude/settings.json. Until then every hook says goalkeeper is not installed."
         )
-    if not (app.project / config.plan_dir).is_dir():
+    if not (project / config.plan_dir).is_dir():
         click.echo(f"Next: write {config.plan_dir}/<topic>.md (see README: the plan file format).")
     click.echo("Check it any time with: goalkeeper plan · goalkeeper status")
     return int(ExitCode.OK)
@@ -177,7 +200,8 @@ def install_command(
 def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
     """Remove exactly what `goalkeeper install HOST` added: its hooks, its MCP server and
     its approval, and the env value it set (the previous value is restored). Other hooks and
-    settings stay.
+    settings stay, each file keeps its layout, and a file or folder install created is
+    removed once nothing else is in it.
 
     Exit status: 0 on success (also when nothing was installed), 2 when the settings file
     cannot be changed safely.
@@ -187,27 +211,35 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
 
         return uninstall_pi(app, scope, as_json)
     home = Path.home()
-    path = settings_path(scope, app.project, home)
-    rpath = receipt_path(scope, app.project, home)
-    mcp_path = app.project / ".mcp.json"
+    project = app.project
+    path = settings_path(scope, project, home)
+    rpath = receipt_path(scope, project, home)
     receipt = load_receipt(rpath)
+    mcp_path: Path
+    mcp_keys: tuple[str, ...]
+    if receipt is not None and not receipt.mcp_config:  # older versions: always .mcp.json
+        mcp_path, mcp_keys = project / MCP_FILE, ("mcpServers",)
+    else:
+        mcp_path, mcp_keys = mcp_location(scope, project, home)
+    mcp_changes: list[str] = []
     try:
-        before = read_json_object(path)
+        before, style = read_document(path)
         after, changes = remove_hooks(before, receipt)
-        mcp_changes: list[str] = []
         if receipt is not None and receipt.mcp_server:
-            mcp_after, mcp_changes = remove_mcp_server(read_json_object(mcp_path))
+            mcp_before, mcp_style = read_document(mcp_path)
+            mcp_after, mcp_changes = remove_mcp_server(mcp_before, mcp_keys, receipt.mcp_created)
     except SettingsError as exc:
         raise fail(str(exc)) from exc
+    created = set(receipt.created_paths) if receipt is not None else set()
+    if receipt is not None and receipt.mcp_file_created:
+        created.add(_label(mcp_path, project, home))
     if changes and path.exists():
-        write_json_atomic(path, after)
-    if mcp_changes and receipt is not None:
-        if receipt.mcp_file_created and mcp_after == {"mcpServers": {}}:
-            mcp_path.unlink()
-        else:
-            write_json_atomic(mcp_path, mcp_after)
+        _write_or_remove(path, after, style, _label(path, project, home) in created)
+    if mcp_changes:
+        _write_or_remove(mcp_path, mcp_after, mcp_style, _label(mcp_path, project, home) in created)
+        mcp_changes = [f"{change} from {mcp_path}" for change in mcp_changes]
     for name in COMMAND_FILES:
-        cpath = command_path(scope, app.project, home, name)
+        cpath = command_path(scope, project, home, name)
         ours = receipt is not None and receipt.wrote(name) and cpath.is_file()
         if ours and is_command_text(name, _text(cpath)):  # unchanged
             cpath.unlink()
@@ -217,6 +249,7 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
         rpath.unlink()
     except OSError:
         pass
+    _remove_empty_folders(created, project, home)
     if as_json:
         echo_json({"host": host, "scope": scope, "settings": str(path), "changes": changes})
     elif changes:
@@ -226,6 +259,89 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
     else:
         click.echo(f"goalkeeper was not installed in {path}.")
     return int(ExitCode.OK)
+
+
+def baked_python(scope: Scope, project: Path) -> str | None:
+    """The interpreter to name in the launcher, after ``$GOALKEEPER_PYTHON``: none in the
+    committed project files (they must work on every machine); this one in the user's own
+    settings (``--user``: user-level configuration, the user's opt-in); in ``--local``
+    settings only when it lies outside the project, since the project folder is the agent's
+    to write and a launcher must not run an interpreter the agent can replace."""
+    if scope == "project":
+        return None
+    python = sys.executable
+    if "'" in python or "\n" in python:
+        return None
+    if scope == "local" and _inside(Path(python), project):
+        return None
+    return python
+
+
+def launcher_finds(project: Path, python: str | None) -> bool:
+    """Whether the hooks' launcher, run here as Claude Code would run it, finds goalkeeper."""
+    import os
+    import subprocess
+
+    from goalkeeper.hosts.launcher import launcher_script
+
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    argv = ["sh", "-c", launcher_script(python), "goalkeeper", "--version"]
+    try:
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def missing_paths(paths: list[Path], project: Path, home: Path) -> tuple[str, ...]:
+    """The files among ``paths`` and the folders above them (up to the project or the home
+    folder) that do not exist yet: install creates them, so uninstall may take them away."""
+    labels: list[str] = []
+    for path in paths:
+        root = home if not _inside(path, project) else project
+        for item in (path, *path.parents):
+            if item == root or not _inside(item, root) or item.exists():
+                break
+            labels.append(_label(item, project, home))
+    return tuple(dict.fromkeys(labels))
+
+
+def _label(path: Path, project: Path, home: Path) -> str:
+    if _inside(path, project):
+        return path.relative_to(project).as_posix()
+    return "~/" + path.relative_to(home).as_posix() if _inside(path, home) else str(path)
+
+
+def _resolve(label: str, project: Path, home: Path) -> Path:
+    return home / label[2:] if label.startswith("~/") else project / label
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _write_or_remove(path: Path, data: dict[str, Any], style: Style | None, created: bool) -> None:
+    """A file install created goes once nothing is left in it; any other keeps its layout."""
+    if created and is_empty(data):
+        path.unlink(missing_ok=True)
+    else:
+        write_json_atomic(path, data, style)
+
+
+def _remove_empty_folders(created: set[str], project: Path, home: Path) -> None:
+    """The folders install created, deepest first, when they are empty (a folder that holds
+    anything else, such as goalkeeper's state, stays)."""
+    folders = [_resolve(label, project, home) for label in created]
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        if folder.is_dir() and not folder.is_symlink():
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
 
 
 def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
@@ -241,12 +357,16 @@ def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
         mcp_file_created=old.mcp_file_created or new.mcp_file_created,
         goal_command=old.goal_command or new.goal_command,
         commands=tuple(dict.fromkeys((*old.commands, *new.commands))),
+        mcp_config=old.mcp_config or new.mcp_config,
+        mcp_created=old.mcp_created or new.mcp_created,
+        created_paths=tuple(dict.fromkeys((*old.created_paths, *new.created_paths))),
     )
 
 
 def mcp_argv() -> list[str]:
-    """How Claude Code starts goalkeeper's MCP server: this Python, so it finds this install."""
-    return [sys.executable, "-m", "goalkeeper", "mcp"]
+    """The MCP server's argv for files that stay on this machine (``goalkeeper run``'s temp
+    config): the launcher with this Python as its fallback."""
+    return mcp_command(sys.executable)
 
 
 def _precompile() -> bool:

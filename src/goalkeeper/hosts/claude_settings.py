@@ -17,29 +17,32 @@ restores the previous value.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
+from goalkeeper.hosts.json_doc import (
+    MAX_BYTES,
+    JsonFileError,
+    Style,
+    read_document,
+    write_document,
+)
+from goalkeeper.hosts.launcher import is_goalkeeper_mcp
 
 if TYPE_CHECKING:
     from goalkeeper.core.messages import Lang
 
 Scope = Literal["project", "local", "user"]
+SettingsError = JsonFileError
+"""A settings or MCP file cannot be changed safely; it is left as it was."""
 BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 BLOCK_CAP_HEADROOM = 10  # room for other Stop hooks that block in the same loop
 HOOK_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 600  # a Stop may run the goal's verification (default timeout 120 s per command)
 _OURS = re.compile(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
-
-
-class SettingsError(Exception):
-    """The settings file cannot be changed safely; it is left as it was."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,15 @@ class Receipt:
     """Install wrote the /gk-goal command file."""
     commands: tuple[str, ...] = ()
     """The command files install wrote (``gk-goal``, ``workflow``)."""
+    mcp_config: str = ""
+    """Where install put the MCP server: ``project`` (.mcp.json), ``local`` or ``user``
+    (``~/.claude.json``); "" from versions that only wrote .mcp.json."""
+    mcp_created: int = 0
+    """How many of the containers on the way to the server (``mcpServers``, a project's entry
+    in ``~/.claude.json``) install created, counted from the innermost."""
+    created_paths: tuple[str, ...] = ()
+    """Files and folders install created (``~`` for the home folder, else relative to the
+    project), removed by uninstall when nothing but what install put there is left."""
 
     def wrote(self, name: str) -> bool:
         return name in self.commands or (name == GOAL_COMMAND_NAME and self.goal_command)
@@ -67,9 +79,24 @@ class Receipt:
 MCP_SERVER = "goalkeeper"
 
 
-def hook_command(executable: str | None = None) -> str:
-    """The command Claude Code runs: this interpreter, so the hook finds this installation."""
-    return f"{shlex.quote(executable or sys.executable)} -m goalkeeper hook claude"
+def hook_command(python: str | None = None) -> str:
+    """The hook command Claude Code runs for every event: the portable launcher
+    (``hosts.launcher``), which finds goalkeeper at run time and names no path of this machine.
+    This is the launcher's public entry point for settings and plugins (``hooks.json``).
+    ``python`` bakes in this machine's interpreter as a fallback: only for files that are never
+    committed (``--local``, ``--user``)."""
+    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
+
+    return launcher_hook_command("claude", python)
+
+
+def mcp_command(python: str | None = None) -> list[str]:
+    """The MCP server's argv (``command`` is its first item, ``args`` the rest): the same
+    launcher, so a teammate without goalkeeper gets a failed server and one clear stderr line,
+    never a broken session."""
+    from goalkeeper.hosts.launcher import mcp_argv
+
+    return mcp_argv(python)
 
 
 def is_goalkeeper_command(command: object) -> bool:
@@ -93,38 +120,19 @@ def receipt_path(scope: Scope, project: Path, home: Path) -> Path:
     return base / ".goalkeeper" / f"install-claude-{scope}.json"
 
 
-SETTINGS_MAX_BYTES = 16 * 1024 * 1024
+SETTINGS_MAX_BYTES = MAX_BYTES
 
 
 def read_json_object(path: Path) -> dict[str, Any]:
     """The file's JSON object; ``{}`` when it does not exist. Raises ``SettingsError`` for
     anything that is not a JSON object, so a file we cannot parse is never overwritten."""
-    from goalkeeper.store.safe_read import UnsafeFile, read_capped
-
-    try:  # never a FIFO or a device: `install` must not hang on a planted file
-        text = read_capped(path, SETTINGS_MAX_BYTES).decode("utf-8")
-    except UnsafeFile as exc:
-        if exc.kind == "missing":
-            return {}
-        raise SettingsError(f"{path} {exc.reason}; fix it first") from None
-    except UnicodeDecodeError as exc:
-        raise SettingsError(f"cannot read {path}: {exc}") from exc
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise SettingsError(f"{path} is not valid JSON ({exc}); fix it first") from exc
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path} does not hold a JSON object; fix it first")
-    return data
+    return read_document(path)[0]
 
 
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def write_json_atomic(path: Path, data: dict[str, Any], style: Style | None = None) -> None:
+    """Write ``data`` in ``style`` (the file's own, from ``read_document``; goalkeeper's for a
+    new file), atomically and with the file's permission bits."""
+    write_document(path, data, style)
 
 
 def add_hooks(
@@ -229,29 +237,87 @@ def remove_hooks(
     return data, changes
 
 
-def add_mcp_server(mcp: dict[str, Any], argv: list[str]) -> tuple[dict[str, Any], bool, list[str]]:
-    """A copy of the project's .mcp.json with the "goalkeeper" server; whether it was added
-    (rather than already there), and what changed."""
+MCP_FILE = ".mcp.json"
+CLAUDE_JSON = ".claude.json"
+"""Claude Code's own config in the home folder: ``mcpServers`` holds the servers of
+``claude mcp add --scope user``, ``projects[<abs project>].mcpServers`` those of
+``--scope local`` (checked with Claude Code 2.1.332)."""
+
+
+def mcp_location(scope: Scope, project: Path, home: Path) -> tuple[Path, tuple[str, ...]]:
+    """The file and the keys to the server table where ``scope``'s MCP server goes: the
+    project's shared .mcp.json, or ``~/.claude.json`` for the scopes that are not committed
+    (``--local`` is private to this user and project there, as ``claude mcp add`` does)."""
+    if scope == "project":
+        return project / MCP_FILE, ("mcpServers",)
+    if scope == "local":
+        return home / CLAUDE_JSON, ("projects", str(project), "mcpServers")
+    return home / CLAUDE_JSON, ("mcpServers",)
+
+
+def mcp_entry(argv: list[str], in_claude_json: bool) -> dict[str, Any]:
+    """The server entry as Claude Code writes it where it goes: ``~/.claude.json`` entries
+    carry ``type`` and ``env``, as ``claude mcp add`` writes them."""
+    entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
+    return {"type": "stdio", **entry, "env": {}} if in_claude_json else entry
+
+
+def missing_containers(mcp: dict[str, Any], keys: tuple[str, ...]) -> int:
+    """How many of the containers on the way to the server table ``add_mcp_server`` will
+    create, counted from the innermost (``Receipt.mcp_created``)."""
+    table: object = mcp
+    for depth, key in enumerate(keys):
+        if not isinstance(table, dict) or key not in table:
+            return len(keys) - depth
+        table = table[key]
+    return 0
+
+
+def add_mcp_server(
+    mcp: dict[str, Any],
+    argv: list[str],
+    keys: tuple[str, ...] = ("mcpServers",),
+    entry: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], bool, list[str]]:
+    """A copy of ``mcp`` with the "goalkeeper" server under ``keys`` (``entry``, else
+    ``command``/``args`` from ``argv``); whether it was added (rather than already there), and
+    what changed."""
     data = json.loads(json.dumps(mcp))
-    servers = data.setdefault("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise SettingsError("'mcpServers' in .mcp.json is not an object; fix it first")
-    wanted = {"command": argv[0], "args": argv[1:]}
-    existing = servers.get(MCP_SERVER)
+    table = data
+    for depth, key in enumerate(keys):
+        table = table.setdefault(key, {})
+        if not isinstance(table, dict):
+            raise SettingsError(f"{'.'.join(keys[: depth + 1])!r} is not an object; fix it first")
+    wanted = entry if entry is not None else mcp_entry(argv, in_claude_json=False)
+    existing = table.get(MCP_SERVER)
     if existing == wanted:
         return data, False, []
-    servers[MCP_SERVER] = wanted
+    table[MCP_SERVER] = wanted
     verb = "updated" if existing is not None else "added"
-    return data, existing is None, [f"{verb} the {MCP_SERVER!r} MCP server in .mcp.json"]
+    return data, existing is None, [f"{verb} the {MCP_SERVER!r} MCP server"]
 
 
-def remove_mcp_server(mcp: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def remove_mcp_server(
+    mcp: dict[str, Any], keys: tuple[str, ...] = ("mcpServers",), created: int = 0
+) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``mcp`` without goalkeeper's server (recognised by its command, so a server
+    the user put under that name is kept), and without the ``created`` innermost containers
+    install made when they are empty now."""
     data = json.loads(json.dumps(mcp))
-    servers = data.get("mcpServers")
-    if isinstance(servers, dict) and MCP_SERVER in servers:
-        del servers[MCP_SERVER]
-        return data, [f"removed the {MCP_SERVER!r} MCP server from .mcp.json"]
-    return data, []
+    path: list[dict[str, Any]] = [data]
+    for key in keys:
+        table = path[-1].get(key)
+        if not isinstance(table, dict):
+            return data, []
+        path.append(table)
+    if not is_goalkeeper_mcp(path[-1].get(MCP_SERVER)):
+        return data, []
+    del path[-1][MCP_SERVER]
+    for depth in range(len(keys), len(keys) - created, -1):
+        if path[depth]:
+            break
+        del path[depth - 1][keys[depth - 1]]
+    return data, [f"removed the {MCP_SERVER!r} MCP server"]
 
 
 def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
@@ -292,6 +358,9 @@ def save_receipt(path: Path, receipt: Receipt) -> None:
             "mcp_file_created": receipt.mcp_file_created,
             "goal_command": receipt.goal_command,
             "commands": list(receipt.commands),
+            "mcp_config": receipt.mcp_config,
+            "mcp_created": receipt.mcp_created,
+            "created_paths": list(receipt.created_paths),
         },
     )
 
@@ -312,8 +381,15 @@ def load_receipt(path: Path) -> Receipt | None:
         mcp_server=raw.get("mcp_server") is True,
         mcp_file_created=raw.get("mcp_file_created") is True,
         goal_command=raw.get("goal_command") is True,
-        commands=tuple(str(c) for c in raw.get("commands") or () if isinstance(c, str)),
+        commands=_strings(raw.get("commands")),
+        mcp_config=str(raw.get("mcp_config") or ""),
+        mcp_created=created_n if isinstance(created_n := raw.get("mcp_created"), int) else 0,
+        created_paths=_strings(raw.get("created_paths")),
     )
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _cap_is_enough(value: object, needed: int) -> bool:

@@ -249,6 +249,10 @@ def run_client(
                     return 0
                 spawn = True
     try:
+        if sys.flags.no_site:  # the lean launcher: the engine needs site-packages' .pth files
+            import site
+
+            site.main()
         from goalkeeper.hosts.dispatch import answer_in_process
 
         answer = answer_in_process(host, raw, env, cwd, spawn=spawn, transport=transport)
@@ -257,6 +261,12 @@ def run_client(
     out.write(answer)
     out.flush()
     return 0
+
+
+def lean_main() -> None:
+    """Entry of the launcher's ``python -S -c`` client (``hosts.launcher``): ``sys.argv`` is
+    ``-c hook <host>``, and ``sys.path`` / ``sys.prefix`` are already set."""
+    sys.exit(run_client(sys.argv[2:]))
 
 
 def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> bytes | None:

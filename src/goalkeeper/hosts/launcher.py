@@ -1,0 +1,166 @@
+"""The portable command Claude Code runs for goalkeeper's hooks and MCP server.
+
+Files a team commits (``.claude/settings.json``, ``.mcp.json``, a plugin's ``hooks.json``) must
+name no path of one machine, so the command is a short POSIX ``sh -c`` launcher that finds
+goalkeeper when it runs::
+
+    sh -c '<LAUNCHER>' goalkeeper hook claude      # a hook
+    sh -c '<LAUNCHER>' goalkeeper mcp              # the MCP server
+
+Resolution, first match wins:
+
+1. ``$GOALKEEPER_PYTHON``: an interpreter with goalkeeper, from the user's environment or the
+   user's ``~/.claude/settings.json`` ``env`` (the opt-in for a project virtualenv);
+2. the interpreter recorded at install time, for the scopes whose files are not committed
+   (``--local``, ``--user``: they may name a path of this machine);
+3. ``goalkeeper`` on ``PATH`` (pipx, ``uv tool install``, an activated virtualenv outside the
+   project): the interpreter named in its ``#!`` line, or the script itself;
+4. none: a hook prints one JSON answer whose ``systemMessage`` says goalkeeper is not
+   installed and how to install it, and exits 0, so the session is neither broken nor blocked;
+   the MCP server writes that line to stderr and exits 1 (Claude Code marks the server failed
+   and the session goes on).
+
+**Security.** The project folder is the supervised agent's to write. A launcher that ran
+``./.venv/bin/python`` (or anything found through a relative or in-project ``PATH`` entry, or
+``python -m`` with the project as the working directory, which puts it first on ``sys.path``)
+would let a cheating agent swap goalkeeper for a fake that approves everything. So ``PATH``
+entries that are relative or inside the project (``$CLAUDE_PROJECT_DIR``, else the working
+directory) are skipped, and Python runs with ``-P`` (no working directory on ``sys.path``) and
+``-E`` (no ``PYTHONPATH`` from an environment the project's settings could set). A project
+virtualenv is used only when the user names it in their own configuration
+(``GOALKEEPER_PYTHON``) or installs with ``--local``/``--user`` from it.
+
+**Speed.** A warm hook costs little more than starting Python, so the hook path is lean: when
+the interpreter belongs to a virtualenv whose site-packages holds goalkeeper (or a hatchling
+editable ``.pth`` pointing at a source tree), Python starts with ``-S`` (no ``site``, no
+``.pth`` hooks) and ``-c`` (no ``runpy``), and the client puts that one folder on ``sys.path``
+itself. ``site`` runs only if the event must be handled in-process (``hook_client``). Anything
+else (a system Python, a ``pip --user`` install) takes ``python -m goalkeeper``, which is slower
+but always right. The shell part forks nothing: ``read``, ``case``, ``[`` and globbing are
+builtins.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+NOT_INSTALLED = (
+    "goalkeeper is not installed: install it (uv tool install goalkeeper, or pipx install "
+    "goalkeeper) so `goalkeeper` is on PATH, or set GOALKEEPER_PYTHON to a Python that has it; "
+    "the session runs without goalkeeper."
+)
+"""Shown to the user (never to the model) when the launcher finds no goalkeeper."""
+
+LEAN_CODE = (
+    "import sys;sys.prefix=sys.exec_prefix=sys.argv.pop(1);sys.path.append(sys.argv.pop(1));"
+    "from goalkeeper.hosts.hook_client import lean_main;lean_main()"
+)
+"""The ``-S -c`` client: argv is (venv prefix, folder holding ``goalkeeper``, ``hook``, host).
+``sys.prefix`` is set as ``site`` would set it in a virtualenv, because the engine process is
+found by it (``hook_client.server_key``). No quotes, ``$``, backslash or backtick: it sits in
+double quotes inside the single-quoted script."""
+
+_EDITABLE_PTH = ("_goalkeeper.pth", "_editable_impl_goalkeeper.pth")
+"""The ``.pth`` files hatchling writes for an editable install (a source folder per line)."""
+
+PY_FLAGS = "-E -P"
+
+
+def launcher_script(python: str | None = None) -> str:
+    """The POSIX shell script (``$1``…: ``hook claude`` or ``mcp``); ``python``, when given,
+    is tried right after ``$GOALKEEPER_PYTHON`` (only for files that stay on this machine)."""
+    if python is not None and ("'" in python or "\n" in python):
+        raise ValueError(f"an interpreter path with a quote or a newline: {python!r}")
+    default = f":-{_dq(python)}" if python else "-"
+    notice_json = '{"systemMessage": "' + NOT_INSTALLED.replace("`", "") + '"}'
+    lines = [
+        f"p=${{GOALKEEPER_PYTHON{default}}} g=",
+        "r=${CLAUDE_PROJECT_DIR:-$PWD}",
+        'if [ -z "$p" ]; then',
+        " set -f; IFS=:",
+        " for d in $PATH; do",
+        "  case $d in /*) ;; *) continue ;; esac",
+        '  case $d/ in "$r"/*) continue ;; esac',
+        '  if [ -f "$d/goalkeeper" ] && [ -x "$d/goalkeeper" ]; then',
+        '   l=; read -r l < "$d/goalkeeper"',
+        "   case $l in",
+        '    "#!/"*" "*) g=$d/goalkeeper ;;',
+        '    "#!/"*python*) p=${l#??} ;;',
+        "    *) g=$d/goalkeeper ;;",
+        "   esac",
+        "   break",
+        "  fi",
+        " done",
+        " unset IFS; set +f",
+        "fi",
+        'if [ -n "$p" ] && [ -x "$p" ]; then',
+        " v=${p%/bin/*}",
+        ' if [ "$1" = hook ] && [ -f "$v/pyvenv.cfg" ]; then',
+        '  for s in "$v"/lib/python3*/site-packages; do',
+        '   if [ -f "$s/goalkeeper/hosts/hook_client.py" ]; then',
+        f'    exec "$p" {PY_FLAGS} -S -c "{LEAN_CODE}" "$v" "$s" "$@"',
+        "   fi",
+        "   for f in " + " ".join(f'"$s/{name}"' for name in _EDITABLE_PTH) + "; do",
+        '    e=; [ -f "$f" ] && read -r e < "$f"',
+        '    if [ -n "$e" ] && [ -f "$e/goalkeeper/hosts/hook_client.py" ]; then',
+        f'     exec "$p" {PY_FLAGS} -S -c "{LEAN_CODE}" "$v" "$e" "$@"',
+        "    fi",
+        "   done",
+        "  done",
+        " fi",
+        f' exec "$p" {PY_FLAGS} -m goalkeeper "$@"',
+        "fi",
+        'if [ -n "$g" ]; then exec "$g" "$@"; fi',
+        'if [ "$1" = hook ]; then',
+        f" echo {_sq_free(notice_json)}",
+        " exit 0",
+        "fi",
+        f"echo {_sq_free(NOT_INSTALLED)} >&2",
+        "exit 1",
+    ]
+    return "\n".join(lines)
+
+
+def hook_command(host: str = "claude", python: str | None = None) -> str:
+    """The launcher's public entry point for hooks: the one command string to register for
+    every hook event of ``host`` (Claude Code runs it through a shell; ``sh -c`` keeps it
+    POSIX whatever the user's shell). ``python`` bakes in a fallback interpreter: only for
+    settings that are never committed."""
+    return f"sh -c {shlex.quote(launcher_script(python))} goalkeeper hook {host}"
+
+
+def mcp_argv(python: str | None = None) -> list[str]:
+    """The launcher's public entry point for the MCP server: ``command`` is ``argv[0]``,
+    ``args`` the rest, as ``.mcp.json`` and ``~/.claude.json`` take them."""
+    return ["sh", "-c", launcher_script(python), "goalkeeper", "mcp"]
+
+
+_MCP_OURS = re.compile(r"(?:^|/)goalkeeper$")
+
+
+def is_goalkeeper_mcp(server: object) -> bool:
+    """An MCP server entry written by any version of ``install claude``: the launcher
+    (``sh -c … goalkeeper mcp``), ``<python> -m goalkeeper mcp`` or ``goalkeeper mcp``."""
+    if not isinstance(server, dict):
+        return False
+    command, args = server.get("command"), server.get("args")
+    if not isinstance(command, str) or not isinstance(args, list):
+        return False
+    argv = [command, *args]
+    if argv[-1:] != ["mcp"] or len(argv) < 2:
+        return False
+    program = argv[-2]
+    return bool(_MCP_OURS.search(program)) or argv[-3:-1] == ["-m", "goalkeeper"]
+
+
+def _dq(text: str) -> str:
+    """``text`` inside double quotes in the shell script."""
+    return '"' + re.sub(r'(["$`\\])', r"\\\1", text) + '"'
+
+
+def _sq_free(text: str) -> str:
+    """``text`` as one shell word without single quotes (the script is single-quoted)."""
+    if "'" in text:
+        raise ValueError("no single quotes in launcher text")
+    return _dq(text)
