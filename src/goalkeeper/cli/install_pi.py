@@ -15,6 +15,7 @@ from goalkeeper.hosts.pi_install import (
     extension_text,
     is_ours,
 )
+from goalkeeper.skills import install_skills, remove_skills
 
 
 def install_pi(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
@@ -31,6 +32,7 @@ def install_pi(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
     changes = [] if current == wanted else [f"{'updated' if current else 'added'} {path}"]
     if changes and not dry_run:
         _write_atomic(path, wanted)
+    skills = install_skills(_skills_dir(path), dry_run=dry_run)
     data = {
         "host": "pi",
         "scope": pi_scope,
@@ -38,6 +40,7 @@ def install_pi(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
         "changes": changes,
         "dry_run": dry_run,
         "command": argv,
+        "skills": skills,
     }
     if as_json:
         echo_json(data)
@@ -46,6 +49,8 @@ def install_pi(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
         click.echo(f"{'Would install' if dry_run else 'Installed'} goalkeeper for Pi: {path}")
     else:
         click.echo(f"goalkeeper is already installed for Pi: {path}")
+    for line in skills:
+        click.echo(f"  - {line}")
     if pi_scope == "project":
         click.echo(
             "Pi ≥ 0.80 loads project extensions only in a trusted project: run `/trust` in Pi "
@@ -66,11 +71,22 @@ def uninstall_pi(app: App, scope: str, as_json: bool) -> int:
         changes.append(f"removed {path}")
     elif current is not None:
         kept = f"{path} was changed since install; left in place"
+    skills = remove_skills(_skills_dir(path))
     if as_json:
-        echo_json({"host": "pi", "scope": pi_scope, "changes": changes, "kept": kept})
+        echo_json(
+            {"host": "pi", "scope": pi_scope, "changes": changes, "kept": kept, "skills": skills}
+        )
         return int(ExitCode.OK)
     click.echo(changes[0] if changes else (kept or f"goalkeeper is not installed for Pi ({path})."))
+    for line in skills:
+        click.echo(f"  - {line}")
     return int(ExitCode.OK)
+
+
+def _skills_dir(extension: Path) -> Path:
+    """Pi's skills folder beside its extensions folder (``.pi/skills``, ``~/.pi/agent/skills``),
+    where goalkeeper's skills go (``goalkeeper.skills``)."""
+    return extension.parent.parent / "skills"
 
 
 def _scope(scope: str) -> PiScope:

@@ -34,13 +34,11 @@ def skill_files() -> dict[str, str]:
 def install_skills(skills_dir: Path, *, dry_run: bool = False) -> list[str]:
     """Write goalkeeper's skills under ``skills_dir`` (``.claude/skills``, ``.pi/skills``, …);
     what changed. A file already there is left as it is: the same text needs nothing, other
-    text is the user's (said once, never overwritten)."""
+    text is the user's (never overwritten, and never removed by ``remove_skills``)."""
     changes: list[str] = []
     for rel, text in skill_files().items():
         path = skills_dir / rel
         if path.is_symlink() or path.exists():
-            if _text(path) != text:
-                changes.append(f"kept {path} (not goalkeeper's text; left as it is)")
             continue
         if not dry_run:
             path.parent.mkdir(parents=True, exist_ok=True)
