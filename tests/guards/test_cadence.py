@@ -23,7 +23,8 @@ from goalkeeper.core.values import (
     ToolRun,
     UserPrompt,
 )
-from goalkeeper.guards.cadence import HONEST_BOUND, CadenceGuard, CadenceState
+from goalkeeper.guards.cadence import CadenceGuard, CadenceState
+from goalkeeper.guards.cadence_rules import HONEST_BOUND
 from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.testing import ALL_CAPABILITIES, context, plan_doc
 

@@ -2,66 +2,50 @@
 
 It re-feeds the plan's anchors when a session starts and before each run, and at every true
 settle it reads the reply's last ``[PDCA]`` marker and decides. A ``[PDCA] check`` counts only
-when a verification ran and finished in its round (``core.gates.evaluate_round``). Every branch
-is bounded: the no-plan guidance is given once, stuck resets are capped by ``reset``, the
-context save-state directive is given once per crossing, continuations in a row are capped by
-``max_continuations``, and the honest exits pause after ``HONEST_BOUND`` repeats however many
-tools the agent called: the same blocker, blocked rounds without progress on the plan, a check
-that ran no verification, the same refused complete. Whenever the agent is let stop while a
-gate is open, the user is told in one line that it is not done and why. Pure.
+when a verification ran and finished in its round (``core.gates.evaluate_round``). The guard
+keeps the session's state and makes the one decision per settle; whether a complete closes is
+``cadence_close``'s, the bounded patience of the loop (stuck resets, honest exits, the
+continuation cap, context pressure) and the continuation's words ``cadence_rules``'. Pure.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 from goalkeeper.core.cadence.anchors import render_anchors
-from goalkeeper.core.cadence.gates import (
-    COUNTED,
-    CheckHistory,
-    GateReport,
-    GateResult,
-    RanCommand,
-    RoundEvidence,
-    evaluate_gates,
-    kr_commands,
-    open_commitments,
-    parse_ran,
-    render_ran,
-)
-from goalkeeper.core.cadence.markers import Marker, normalize_reason, parse_marker
-from goalkeeper.core.cadence.plan import Plan, PlanDoc, has_commitments
-from goalkeeper.core.messages import Say
-from goalkeeper.core.proof.protected import session_key
+from goalkeeper.core.cadence.gates import RoundEvidence, kr_commands, render_ran
+from goalkeeper.core.cadence.markers import Marker, parse_marker
+from goalkeeper.core.cadence.plan import has_commitments
 from goalkeeper.core.values import (
     Action,
     Advise,
     BeforeAgentStart,
-    Close,
-    Compact,
     Continue,
     Event,
     Notify,
-    Pause,
     Record,
     SessionStart,
     Settled,
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.guards.plan_tests import check_close
+from goalkeeper.guards.cadence_close import failed_what, judge_complete, render_refusal
+from goalkeeper.guards.cadence_rules import (
+    blocked_text,
+    context_pressure,
+    continue_capped,
+    count_honesty,
+    honest_exit,
+    next_step,
+    stop,
+    stuck_reset,
+    too_large,
+    without_plan,
+)
 from goalkeeper.guards.round_checks import announce, judge_round
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
-
-MAX_ITEMS_NAMED = 12  # per gate: enough to act on, short enough to stay one message
-HONEST_BOUND = 3
-"""The same blocker, blocked rounds without progress, checks without a verification, the same
-refused complete: the third time pauses (Codex pauses on the third identical blocker)."""
-"""Besides the plan folder, where the loop keeps its records (GOAL.md, mode runs): writing
-there is bookkeeping, not a change a check must cover."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,334 +210,59 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
         records += (Record("check", {"status": evidence.status, "ran": ran}),)
 
     if ev.aborted:
-        return _stop(records, say("pause.aborted"), s, ctx)
+        return stop(records, say("pause.aborted"), s, ctx)
     if ev.error:
         if "schedule" in ctx.capabilities and _goal_active(ctx):
             return Verdict(records, s)  # the goal guard retries it with back-off (seed 001)
-        return _stop(records, say("pause.error", error=ev.error), s, ctx)
+        return stop(records, say("pause.error", error=ev.error), s, ctx)
 
     doc = ctx.plan
     if doc is None or doc.plan is None or not has_commitments(doc.plan):
-        return _without_plan(doc, marker, s, ctx, records)
+        return without_plan(doc, marker, s, ctx, records)
     plan = doc.plan
 
     report = None
-    if phase == "complete" and ctx.run_mode == "quick":
-        quick = (Record("closed", {"mode": "quick"}), Close(say("close.quick")))
-        return Verdict((*records, *quick), s)
     if phase == "complete":
-        report = evaluate_gates(plan, _history(s), require_tool=cfg.check_needs_tool)
-        if report.passed:
-            kept = check_close(session_key(ev.session_id), s.tests_held, doc.path, ctx)
-            if kept.ask is not None:
-                return Verdict((kept.ask,), s)
-            if kept.held:
-                return Verdict((*records, *kept.held), replace(s, tests_held=kept.key))
-            gates = ", ".join(r.gate for r in report.results)
-            data = close_record(plan, doc.path, s, report)
-            if kept.record is not None:
-                data["protected_tests"] = kept.record
-            closed = (Record("closed", data), Close(say("close.done", gates=gates)))
-            return Verdict((*records, *closed), s)
+        judged = judge_complete(ev, s, ctx, plan, doc.path, records)
+        if isinstance(judged, Verdict):
+            return judged
+        report = judged  # refused: said below, unless the loop stops first
 
-    size = ev.activity.session_bytes
-    if size is not None and size > cfg.session_mb * 1024 * 1024:
-        value = size / 1024 / 1024
-        mb = f"{value:.0f}" if value - cfg.session_mb >= 1 else f"{value:.2f}"  # 50.00 > 50
-        limit = f"{cfg.session_mb:g}"
-        return _stop(records, say("session.too_large", mb=mb, limit=limit), s, ctx)
+    big = too_large(ev, ctx)
+    if big is not None:
+        return stop(records, big, s, ctx)
 
     require = cfg.check_needs_tool and ctx.run_mode != "quick"  # quick mode has no gates
-    s = _count_honesty(s, marker, report, evidence, plan, require)
-    honest = _honest_exit(s, marker, say)
+    s = count_honesty(s, marker, report, evidence, plan, require)
+    honest = honest_exit(s, marker, say)
     if honest is not None:
         kind, text = honest
-        return _stop((*records, Record("honest_exit", {"kind": kind})), text, s, ctx)
+        return stop((*records, Record("honest_exit", {"kind": kind})), text, s, ctx)
 
     anchors = render_anchors(plan, doc.path, say)
-    if s.idle_rounds >= cfg.stuck:
-        if s.resets >= cfg.reset:
-            return _stop(records, say("stuck.pause", resets=s.resets), s, ctx)
-        rounds = s.idle_rounds
-        s = replace(s, resets=s.resets + 1, idle_rounds=0)
-        if "compact" in ctx.capabilities:
-            text = say("stuck.compact", rounds=rounds)
-            actions: tuple[Action, ...] = (Compact(say("compact.instructions")), Continue(text))
-        else:
-            actions = (Continue(say("stuck.save", rounds=rounds) + "\n\n" + anchors),)
-        reset = Record("stuck_reset", {"reset": s.resets})
-        return _continue((*records, reset), actions, s, ctx)
+    stuck = stuck_reset(records, s, ctx, anchors)
+    if stuck is not None:
+        return stuck
 
     if report is not None:
         refused = Record("refused", {"gates": [r.gate for r in report.failing]})
-        text = render_refusal(report, doc.path, say, check_what=_failed_what(s))
-        return _continue((*records, refused), (Continue(text),), s, ctx)
+        text = render_refusal(report, doc.path, say, check_what=failed_what(s))
+        return continue_capped((*records, refused), (Continue(text),), s, ctx)
 
     if phase == "blocked":
-        reason = marker.reason if marker and marker.reason else say("blocked.no_reason")
-        text = say("blocked.decide", reason=reason)
-        if s.blocked_same >= 2:
-            text += " " + say("blocked.again", n=s.blocked_same, bound=HONEST_BOUND)
-        return _continue(records, (Continue(text + "\n\n" + anchors),), s, ctx)
+        text = blocked_text(marker, s, say)
+        return continue_capped(records, (Continue(text + "\n\n" + anchors),), s, ctx)
 
-    prefix, compact, s = _context_pressure(ev, s, ctx)
-    step = _next_step(phase, evidence, require, say)
+    prefix, compact, s = context_pressure(ev, s, ctx)
+    step = next_step(phase, evidence, require, say)
     body = "\n\n".join(part for part in (prefix, step, anchors) if part)
-    return _continue(records, (*compact, Continue(body)), s, ctx)
-
-
-FORGED = frozenset({"none", "idle", "unreadable", "unknown", "narrowed"})
-"""Check rounds that prove nothing: three in a row (with the completes refused for them) pause
-the loop (``honest_exit`` ``forged_check``)."""
-
-
-UNVERIFIED = frozenset(
-    {"check_not_verified", "check_without_evidence", "check_unreadable", "check_unknown"}
-    | {"check_narrowed"}
-)
-"""Check-gate problems of a check that proved nothing (as opposed to one that failed)."""
-
-
-def _next_step(phase: str | None, evidence: RoundEvidence, require: bool, say: Say) -> str:
-    """The next PDCA step; after a check whose round proves nothing, the check again, saying
-    which commands ran and why none counts."""
-    if phase != "check" or not require:
-        return say(f"phase.{phase}" if phase else "phase.none")
-    status = evidence.status
-    if status in ("none", "unknown", "narrowed"):
-        return say(f"check.{status}", ran=_ran_text(evidence.ran, say))
-    if status in ("idle", "unreadable"):
-        return say(f"check.{status}")
-    if status == "stale":
-        return say("check.stale", ran=_ran_text(evidence.ran, say), path=evidence.changed)
-    if status == "failed":
-        failed = [r for r in evidence.ran if r.verdict == "failed"]
-        what = evidence.headline or (failed[-1].command if failed else "")
-        return say("check.failed", what=what)
-    return say("phase.check")
-
-
-def _stop(
-    records: tuple[Action, ...], reason: str, s: CadenceState, ctx: Context
-) -> Verdict[CadenceState]:
-    """Let the agent stop and say why; when a gate is still open, the stop's last line tells
-    the user that the work is not done and which gate holds it (the truth at a stop)."""
-    truth = _not_done(s, ctx)
-    return Verdict((*records, Pause(f"{reason}\n{truth}" if truth else reason)), s)
-
-
-def _continue(
-    records: tuple[Action, ...], actions: tuple[Action, ...], s: CadenceState, ctx: Context
-) -> Verdict[CadenceState]:
-    """Continue, unless this would pass ``max_continuations`` in a row: then pause with the
-    truth (the engine holds the same cap for every guard's continuations)."""
-    cap = ctx.config.max_continuations
-    if s.continued >= cap:
-        capped = Record("capped", {"continuations": s.continued})
-        return _stop((*records, capped), ctx.say("pause.cap", n=cap), s, ctx)
-    return Verdict((*records, *actions), replace(s, continued=s.continued + 1))
-
-
-def _not_done(s: CadenceState, ctx: Context) -> str | None:
-    """The line "goalkeeper: not done: …", naming each open gate in a few words; None when no
-    plan is there to judge, in quick mode (it has no gates), or when every gate passes."""
-    doc = ctx.plan
-    if doc is None or doc.plan is None or ctx.run_mode == "quick":
-        return None
-    report = evaluate_gates(doc.plan, _history(s), require_tool=ctx.config.check_needs_tool)
-    if report.passed:
-        return None
-    say = ctx.say
-    parts = []
-    for result in report.failing:
-        if result.gate == "check":
-            parts.append(say(f"stop.gate.check.{result.open[0].problem}"))
-        else:
-            parts.append(say(f"stop.gate.{result.gate}", n=len(result.open)))
-    return say("stop.not_done", gates=say("stop.separator").join(parts))
-
-
-def _history(s: CadenceState) -> CheckHistory:
-    return CheckHistory(
-        s.last_do,
-        s.last_check,
-        s.check_status,  # type: ignore[arg-type]
-        s.last_change,
-        s.check_ran,
-    )
+    return continue_capped(records, (*compact, Continue(body)), s, ctx)
 
 
 def _evidence(ev: Settled, s: CadenceState, ctx: Context, tools: int | None) -> RoundEvidence:
     """What this round's tool calls prove, judged against the commands that count."""
     announced = s.announced if s.announces else None
     return judge_round(ev, ctx, tools=tools, announced=announced, named=s.named.splitlines())
-
-
-def _count_honesty(
-    s: CadenceState,
-    marker: Marker | None,
-    report: GateReport | None,
-    evidence: RoundEvidence,
-    plan: Plan,
-    require: bool,
-) -> CadenceState:
-    """Update the counts behind the honest exits (each restarts at a real user message)."""
-    phase = marker.phase if marker else None
-    if phase == "check" and require:
-        forged = evidence.status in FORGED
-        verified = evidence.status in COUNTED or evidence.status == "stale"
-        s = replace(s, forged=s.forged + 1 if forged else 0 if verified else s.forged)
-    if report is not None:
-        check = report.get("check")
-        if (
-            require
-            and check is not None
-            and not check.passed
-            and check.open[0].problem in UNVERIFIED
-        ):
-            s = replace(s, forged=s.forged + 1)
-        signature = _refusal_signature(report)
-        same = s.refusals + 1 if signature == s.refusal else 1
-        s = replace(s, refusal=signature, refusals=same)
-    if phase == "blocked":
-        s = _count_blocked(s, marker.reason if marker else None, plan)
-    return s
-
-
-def _honest_exit(s: CadenceState, marker: Marker | None, say: Say) -> tuple[str, str] | None:
-    """(kind, the pause's text) when the loop has shown it cannot go on by itself."""
-    reason = marker.reason if marker and marker.reason else say("blocked.no_reason")
-    phase = marker.phase if marker else None
-    if phase == "blocked" and s.blocked_same >= HONEST_BOUND:
-        return "blocked_same", say("blocked.pause_same", n=s.blocked_same, reason=reason)
-    if phase == "blocked" and s.blocked_rounds >= HONEST_BOUND:
-        return "blocked_stalled", say("blocked.pause_stalled", n=s.blocked_rounds, reason=reason)
-    if s.forged >= HONEST_BOUND:
-        ran = _ran_text(parse_ran(s.check_ran), say)
-        return "forged_check", say("check.pause_forged", n=s.forged, ran=ran)
-    if phase == "complete" and s.refusals >= HONEST_BOUND:
-        return "same_refusal", say("refusal.pause", n=s.refusals)
-    return None
-
-
-def _count_blocked(s: CadenceState, reason: str | None, plan: Plan) -> CadenceState:
-    """The same reason counts up; so do blocked rounds until one of the commitments open at
-    the first of them is closed, rewritten or removed (a commitment added and ticked later is
-    not progress on what was open, so this count is bounded by what the plan held)."""
-    norm = normalize_reason(reason)
-    same = s.blocked_same + 1 if s.blocked_same and norm == s.blocked_reason else 1
-    now = {_short(text) for text in open_commitments(plan)}
-    if not s.blocked_rounds:
-        snapshot = " ".join(sorted(now))
-        return replace(
-            s,
-            blocked_reason=norm,
-            blocked_same=same,
-            blocked_rounds=1,
-            blocked_open=snapshot,
-            blocked_resolved=0,
-        )
-    resolved = len(set(s.blocked_open.split()) - now)
-    if resolved > s.blocked_resolved:
-        return replace(
-            s, blocked_reason=norm, blocked_same=same, blocked_rounds=1, blocked_resolved=resolved
-        )
-    return replace(s, blocked_reason=norm, blocked_same=same, blocked_rounds=s.blocked_rounds + 1)
-
-
-def _refusal_signature(report: GateReport) -> str:
-    """Which gates failed and on what: the same signature is the same refusal (the check gate
-    by its problem only: other commands that prove nothing are the same refusal)."""
-    parts = []
-    for result in report.failing:
-        for item in result.open:
-            text = "" if result.gate == "check" else item.text
-            parts.append(f"{result.gate}:{item.problem}:{text}")
-    return _short("\n".join(parts))
-
-
-def _short(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
-def _ran_text(ran: tuple[RanCommand, ...], say: Say) -> str:
-    if not ran:
-        return say("check.ran.nothing")
-    return ", ".join(say(f"check.ran.{r.verdict}", command=r.command) for r in ran)
-
-
-def _failed_what(s: CadenceState) -> str:
-    if s.check_headline:
-        return s.check_headline
-    failed = [r for r in parse_ran(s.check_ran) if r.verdict == "failed"]
-    return failed[-1].command if failed else ""
-
-
-def render_refusal(report: GateReport, path: str, say: Say, *, check_what: str = "") -> str:
-    """Every failing gate in one message, each open item named, then the three ways out.
-    ``check_what``: what failed in the last check (its failing line or command)."""
-    parts = [say("close.refused", count=len(report.failing))]
-    for result in report.failing:
-        parts.extend(_gate_lines(result, path, say, check_what))
-    if any(r.gate in ("okr", "map") for r in report.failing):
-        parts.append(say("gate.ways_out"))
-    return "\n".join(parts)
-
-
-def _gate_lines(result: GateResult, path: str, say: Say, check_what: str = "") -> list[str]:
-    if result.gate == "check":
-        item = result.open[0]
-        ran = _ran_text(parse_ran(item.text), say)
-        return [say(f"gate.check.{item.problem}", ran=ran, what=check_what)]
-    lines = [say(f"gate.{result.gate}", n=len(result.open), path=path)]
-    for item in result.open[:MAX_ITEMS_NAMED]:
-        lines.append(say(f"gate.item.{item.problem}", text=item.text))
-    if len(result.open) > MAX_ITEMS_NAMED:
-        lines.append(say("gate.item.more", n=len(result.open) - MAX_ITEMS_NAMED))
-    return lines
-
-
-def _without_plan(
-    doc: PlanDoc | None,
-    marker: Marker | None,
-    s: CadenceState,
-    ctx: Context,
-    records: tuple[Action, ...],
-) -> Verdict[CadenceState]:
-    """No usable plan: guide at most once per session, tell the user once about a broken file,
-    then stay silent. Never blocks on a broken plan. A plan with no key result and no leaf is
-    no plan (seed000 D8): nothing in it can hold a close, so none is made on it."""
-    actions: list[Action] = [*records]
-    if doc is not None and doc.problem and s.notified_problem != doc.problem:
-        problem = doc.problem
-        actions.append(
-            Notify(ctx.say("plan.unreadable", path=doc.path, problem=problem), "warning")
-        )
-        return Verdict(tuple(actions), replace(s, notified_problem=problem))
-    empty = doc is not None and doc.plan is not None  # read, but it commits to nothing
-    asked_to_guide = (doc is None or empty) and ctx.config.no_plan == "guide" and not s.guided
-    if asked_to_guide and (marker is None or marker.phase != "complete"):
-        text = ctx.say("guide.empty_plan", path=doc.path) if empty and doc else None
-        actions.append(Continue(text or ctx.say("guide.no_plan")))
-        return Verdict(tuple(actions), replace(s, guided=True))
-    return Verdict(tuple(actions), s)
-
-
-def _context_pressure(
-    ev: Settled, s: CadenceState, ctx: Context
-) -> tuple[str, tuple[Action, ...], CadenceState]:
-    """Above ``compact_at``: compact where the host can, else ask once to save state first."""
-    ratio = ev.activity.context_ratio(ctx.config.context_window)
-    if ratio is None:
-        return "", (), s
-    if ratio < ctx.config.compact_at:
-        return "", (), replace(s, context_warned=False) if s.context_warned else s
-    if s.context_warned:
-        return "", (), s  # once per crossing: compaction that no longer helps is not retried
-    s = replace(s, context_warned=True)
-    if "compact" in ctx.capabilities:
-        return "", (Compact(ctx.say("compact.instructions")),), s
-    return ctx.say("context.save_state", percent=round(ratio * 100)), (), s
 
 
 def _goal_active(ctx: Context) -> bool:
@@ -590,36 +299,3 @@ def _advance(
             check_headline=evidence.headline,
         )
     return s
-
-
-def close_record(
-    plan: Plan, path: str | None, s: CadenceState, report: GateReport
-) -> dict[str, Any]:
-    """Issue 11 item 7: what a close rests on, for a later report. The gates that passed, the
-    last check (its verdict and the commands that ran in its round, as goalkeeper read them),
-    the plan's path and counts, and every cancelled commitment with its reason."""
-    cancelled = [
-        {"kind": "kr", "text": kr.text[:200], "reason": (kr.reason or "")[:200]}
-        for kr in plan.key_results
-        if kr.state == "cancelled"
-    ]
-    cancelled += [
-        {"kind": "leaf", "text": leaf.text[:200], "reason": (leaf.reason or "")[:200]}
-        for leaf in plan.leaves
-        if leaf.state == "cancelled"
-    ]
-    ran = [{"command": r.command, "verdict": r.verdict} for r in parse_ran(s.check_ran)]
-    return {
-        "gates": [r.gate for r in report.results],
-        "check": {"status": s.check_status, "round": s.last_check, "ran": ran},
-        "plan": path,
-        "key_results": {
-            "done": sum(kr.state == "done" for kr in plan.key_results),
-            "total": len(plan.key_results),
-        },
-        "leaves": {
-            "done": sum(leaf.state == "done" for leaf in plan.leaves),
-            "total": len(plan.leaves),
-        },
-        "cancelled": cancelled,
-    }
