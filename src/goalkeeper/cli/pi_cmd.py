@@ -1,18 +1,25 @@
-"""``goalkeeper pi run``: a task through Pi, headless, with goalkeeper's guards."""
+"""``goalkeeper pi run``: a task through Pi, headless, with goalkeeper's guards.
+
+Deprecated: ``goalkeeper run -- pi …`` runs the same runner (``run_cmd.pi_session``) and says
+what was proven with the exit status every host shares. This alias stays, with its own JSON and
+exit status, so the scripts that call it keep working; it says so on stderr."""
 
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
-from pathlib import Path
 
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 
+DEPRECATED = (
+    "goalkeeper: `goalkeeper pi run` is deprecated; use `goalkeeper run -- pi -p TASK` "
+    "(exit 0 only when the work is proven)"
+)
 
-@click.group("pi", short_help="Run Pi headless with goalkeeper (RPC mode).")
+
+@click.group("pi", short_help="Run Pi headless with goalkeeper (deprecated: goalkeeper run).")
 def pi_group() -> None:
     """Pi without a terminal (CI, scripts), supervised by goalkeeper."""
 
@@ -44,7 +51,9 @@ def run_command(
     as_json: bool,
     pi_args: tuple[str, ...],
 ) -> int:
-    """Run one task through Pi in RPC mode with goalkeeper's guards, until Pi has settled and
+    """Deprecated: use `goalkeeper run -- pi -p TASK`.
+
+    Run one task through Pi in RPC mode with goalkeeper's guards, until Pi has settled and
     goalkeeper let it stop. Arguments after `--` go to Pi (e.g. `--model`, `--no-session`).
 
     goalkeeper's extension is loaded with -e for this run (an installed copy is used instead
@@ -57,38 +66,24 @@ def run_command(
     """
     import shlex
 
-    from goalkeeper.hosts.pi_install import bridge_argv, extension_text
-    from goalkeeper.hosts.pi_rpc import PiRunError, default_pi_command, run_pi
+    from goalkeeper.cli.run_cmd import pi_session
+    from goalkeeper.hosts.pi_rpc import PiRunError, default_pi_command
 
-    env = dict(os.environ)
-    pi_argv = shlex.split(pi_command) if pi_command else default_pi_command(env)
+    click.echo(DEPRECATED, err=True)
+    pi_argv = shlex.split(pi_command) if pi_command else default_pi_command(dict(os.environ))
     if not pi_argv:
         raise fail("Pi not found: put `pi` on PATH, or pass --pi 'node /path/to/cli.js'")
     task = prompt if prompt is not None else sys.stdin.read()
     if not task.strip():
         raise fail("no task: pass --prompt TEXT or give it on stdin")
-    with tempfile.TemporaryDirectory(prefix="goalkeeper-pi-") as tmp:
-        extension = Path(tmp) / "goalkeeper.ts"
-        extension.write_text(extension_text(bridge_argv()), encoding="utf-8")
-        argv = [*pi_argv, "--mode", "rpc", "-e", str(extension), *pi_args]
-        echo_text = (lambda _t: None) if as_json else (lambda t: click.echo(t))
-        try:
-            result = run_pi(
-                argv,
-                task,
-                app.project,
-                env,
-                timeout=timeout,
-                native=None,
-                on_text=echo_text,
-                on_notice=lambda n: click.echo(n, err=True),
-            )
-        except PiRunError as exc:
-            if as_json:
-                echo_json({"outcome": "error", "reason": str(exc)})
-            else:
-                click.echo(f"goalkeeper: {exc}", err=True)
-            return int(ExitCode.INTERNAL)
+    try:
+        result = pi_session(pi_argv, pi_args, task, app.project, timeout, as_json)
+    except PiRunError as exc:
+        if as_json:
+            echo_json({"outcome": "error", "reason": str(exc)})
+        else:
+            click.echo(f"goalkeeper: {exc}", err=True)
+        return int(ExitCode.INTERNAL)
     if as_json:
         echo_json(result.to_dict())
     elif result.outcome == "paused":

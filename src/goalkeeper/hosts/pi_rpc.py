@@ -31,6 +31,13 @@ _DIALOGS = ("select", "confirm", "input", "editor")
 class PiRunError(RuntimeError):
     """Pi could not be started, died, or did not settle in time."""
 
+    session_id: str | None = None
+    """Pi's session, when it said which before the run failed."""
+
+
+class PiTimeout(PiRunError):
+    """Pi did not settle in time (``goalkeeper run`` counts it as cut, not crashed)."""
+
 
 @dataclass
 class RunResult:
@@ -41,6 +48,8 @@ class RunResult:
     last_text: str = ""
     runs: int = 0
     notices: list[str] = field(default_factory=list)
+    returncode: int | None = None
+    """How Pi's process exited once closed."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -147,7 +156,7 @@ def wait_settled(pi: PiProcess, since: int, timeout: float, *, native: bool | No
         while True:
             now = time.monotonic()
             if now >= deadline:
-                raise PiRunError(f"Pi did not settle within {timeout:g} s")
+                raise PiTimeout(f"Pi did not settle within {timeout:g} s")
             if pi.eof:
                 raise PiRunError("Pi exited before it settled")
             events = pi.events[since:]
@@ -283,6 +292,7 @@ def run_pi(
                 pi.send(answer)
 
     pi.on_event = on_event
+    session_id: str | None = None
     try:
         state = pi.command("get_state", timeout=60)
         session_id = (state.get("data") or {}).get("sessionId")
@@ -295,12 +305,15 @@ def run_pi(
             runs = 0
         else:
             runs = wait_settled(pi, mark, timeout, native=native)
+    except PiRunError as exc:
+        exc.session_id = session_id
+        raise
     finally:
         code = pi.close()
     outcome, reason = outcome_of(project, session_id)
     if code not in (0, None) and outcome == "stopped":
         reason = f"Pi exited with status {code}"
-    return RunResult(session_id, outcome, reason, last_text, runs, notices)
+    return RunResult(session_id, outcome, reason, last_text, runs, notices, code)
 
 
 def default_pi_command(env: Mapping[str, str]) -> list[str]:

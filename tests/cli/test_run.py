@@ -1,0 +1,246 @@
+"""``goalkeeper run``: the outcome a CI job gets, from goalkeeper's journal entries (plain
+values), and how the agent's command is read and extended."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goalkeeper.cli.app import run
+from goalkeeper.cli.run_cmd import RunError, claude_argv, claude_settings, detect_host, pi_task
+from goalkeeper.hosts.claude_settings import is_goalkeeper_command
+from goalkeeper.store.journal import JournalEntry
+from goalkeeper.store.outcome import AgentExit, decide, proof_of
+
+S = "s1"
+
+
+class Journal:
+    """Entries as the engine appends them: the event, its records, then the decision."""
+
+    def __init__(self) -> None:
+        self.entries: list[JournalEntry] = []
+
+    def add(self, kind: str, data: dict[str, Any], session: str = S) -> Journal:
+        self.entries.append(JournalEntry(len(self.entries) + 1, session, 1.0, kind, data))
+        return self
+
+    def stop(self, *records: tuple[str, dict[str, Any]], error: str | None = None) -> Journal:
+        return self.add("event", {"type": "Settled", "error": error}).records(*records)
+
+    def records(self, *records: tuple[str, dict[str, Any]]) -> Journal:
+        for kind, data in records:
+            self.add(kind, data)
+        return self
+
+    def decision(self, *actions: tuple[str, str]) -> Journal:
+        return self.add("decision", {"actions": [{"kind": k, "text": t} for k, t in actions]})
+
+
+VERIFY_RUN = {
+    "command": "pytest -q",
+    "argv": ["pytest", "-q"],
+    "exit": 0,
+    "timed_out": False,
+    "seconds": 0.42,
+    "output_sha256": "ab" * 32,
+}
+PROVEN = ("goal_complete", {"verify": [VERIFY_RUN], "protected_tests": "unchanged"})
+OK = AgentExit()
+
+
+def proven_run() -> Journal:
+    j = Journal().add("event", {"type": "UserPrompt"})
+    j.stop(("goal_failed", {"n": 1, "signature": "x"})).decision(("Continue", "[1/3] failed"))
+    return j.stop(PROVEN).decision(("Notify", "passed"), ("Close", "goal proven: x"))
+
+
+def test_a_close_after_a_passing_verify_is_done_with_its_proof() -> None:
+    outcome = decide(proven_run().entries, "none", OK)
+    assert (outcome.outcome, outcome.exit_code) == ("done", 0)
+    assert outcome.reason == "goal proven: x"
+    assert outcome.continuations == 1
+    assert outcome.sessions == (S,)
+    assert outcome.proof == [{"source": "goal", "at": 1.0, **VERIFY_RUN}]
+
+
+def test_the_agents_words_never_make_it_done() -> None:
+    """The agent says it is done, and even writes ``status: complete``: without goalkeeper's
+    own Close the run is not done; a GOAL.md that differs from the approved goal is held."""
+    j = Journal().add("event", {"type": "Settled", "text_tail": "All done, tests pass!"})
+    j.decision(("Continue", "[1/3] `pytest -q` failed"))
+    assert decide(j.entries, "active", OK).exit_code == 1
+    assert decide(j.entries, "held", OK).exit_code == 2
+
+
+def test_a_close_while_the_goal_is_still_open_is_not_done() -> None:
+    j = Journal().stop(("closed", {})).decision(("Close", "every gate passes"))
+    assert decide(j.entries, "none", OK).exit_code == 0
+    assert decide(j.entries, "active", OK).exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("records", "asks", "code"),
+    [
+        ([("capped", {"continuations": 40})], False, 1),  # goalkeeper's cap: not done
+        ([], False, 1),  # stuck: not done
+        ([("honest_exit", {"kind": "same_refusal"})], False, 1),
+        ([("honest_exit", {"kind": "blocked_same"})], False, 2),  # the agent needs the user
+        ([("goal_blocked", {"why": "same"})], False, 2),
+        ([("goal_held", {"kind": "changed", "digest": "d"})], False, 2),
+        ([("goal_tests_held", {"changes": []})], False, 2),
+        ([], True, 2),  # a question for the user
+    ],
+)
+def test_a_pause_is_blocked_only_when_it_waits_for_the_user(
+    records: list[tuple[str, dict[str, Any]]], asks: bool, code: int
+) -> None:
+    actions = [("Pause", "goalkeeper paused: why")] + ([("Ask", "")] if asks else [])
+    j = Journal().stop(*records).decision(*actions)
+    outcome = decide(j.entries, "none", OK)
+    assert outcome.exit_code == code
+    assert outcome.reason == "goalkeeper paused: why"
+
+
+def test_records_of_an_earlier_stop_do_not_count_for_the_last_pause() -> None:
+    j = Journal().stop(("goal_blocked", {"why": "same"})).decision(("Pause", "goal paused"))
+    j.add("event", {"type": "UserPrompt"}).decision(("Notify", "resumed"))
+    j.stop(("capped", {})).decision(("Pause", "cap"))
+    assert decide(j.entries, "none", OK).exit_code == 1
+
+
+def test_a_blocked_goal_is_blocked_even_without_a_pause_in_this_run() -> None:
+    j = Journal().stop().decision(("Continue", "go on"))
+    assert decide(j.entries, "blocked", AgentExit(True, 1)).exit_code == 2
+
+
+def test_errors_are_3_and_limits_are_1() -> None:
+    continuing = Journal().stop().decision(("Continue", "go on")).entries
+    assert decide([], "none", AgentExit(False, None, error="cannot start x")).exit_code == 3
+    assert decide([], "none", AgentExit(True, 0)).exit_code == 3  # goalkeeper saw nothing
+    assert decide(continuing, "none", AgentExit(True, -9)).exit_code == 3
+    api = Journal().stop(error="overloaded").entries
+    assert decide(api, "none", AgentExit(True, 1)).reason == (
+        "the agent's last turn failed: overloaded"
+    )
+    assert decide(api, "none", AgentExit(True, 1)).exit_code == 3
+    # cut by --max-minutes, or by the agent's own turn limit (exit 1): not done
+    timed = AgentExit(True, -15, timed_out=True, error="stopped after 1 minutes")
+    assert decide(continuing, "none", timed).exit_code == 1
+    assert decide(continuing, "none", AgentExit(True, 1)).exit_code == 1
+    # a Close still counts when the agent exits non-zero afterwards
+    assert decide(proven_run().entries, "none", AgentExit(True, 1)).exit_code == 0
+
+
+def test_nothing_to_prove_is_not_done() -> None:
+    j = Journal().stop().add("event", {"type": "SessionStart"})
+    outcome = decide(j.entries, "none", OK)
+    assert outcome.exit_code == 1
+    assert outcome.reason == "nothing was proven: no goal or plan of this run was closed"
+
+
+def test_the_proof_lists_every_run_goalkeeper_made_itself() -> None:
+    replay = {**VERIFY_RUN, "exit": 1}
+    j = Journal().stop(
+        ("check", {"status": "passed", "ran": [{"command": "pytest -q", "verdict": "passed"}]}),
+        ("todo_completed", {"id": 3, "commands": [{"cmd": "pytest -q", "status": "verified"}]}),
+        ("goal_complete", {"verify": [VERIFY_RUN], "protected_tests": {"replay": [replay]}}),
+    )
+    proof = proof_of(j.entries)
+    assert [p["source"] for p in proof] == ["check", "todo", "goal", "goal_tests_replay"]
+    assert proof[1] == {
+        "source": "todo", "at": 1.0, "command": "pytest -q", "status": "verified", "todo": 3
+    }  # fmt: skip
+    assert proof[3]["exit"] == 1
+
+
+# -------------------------------------------------------------------------------------------
+# The agent's command
+# -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "host"),
+    [
+        (["claude", "-p", "x"], "claude"),
+        (["/opt/bin/claude.exe", "-p", "x"], "claude"),
+        (["pi", "-p", "x"], "pi"),
+        (["node", "/x/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"], "pi"),
+        (["node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"], "claude"),
+    ],
+)
+def test_the_host_is_read_from_the_program(argv: list[str], host: str) -> None:
+    assert detect_host(argv) == host
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_codex_and_gemini_are_not_supported_yet(agent: str) -> None:
+    with pytest.raises(RunError, match=r"^not supported yet: ") as caught:
+        detect_host([agent, "exec", "x"])
+    assert caught.value.exit_code == 3
+
+
+def test_goalkeepers_options_come_right_after_the_program(tmp_path: Path) -> None:
+    """``--mcp-config`` takes several values, so ``--settings`` follows it; the user's
+    variadic options at the end keep their values; goalkeeper picks the session id."""
+    s, m = tmp_path / "s.json", tmp_path / "m.json"
+    argv, session = claude_argv(["claude", "-p", "x", "--allowedTools", "Read"], s, m, 5)
+    assert session is not None
+    assert argv == [
+        "claude", "--mcp-config", str(m), "--settings", str(s), "--session-id", session,
+        "--max-turns", "5", "-p", "x", "--allowedTools", "Read",
+    ]  # fmt: skip
+    resumed, none = claude_argv(["claude", "--resume", "abc", "-p", "x"], s, m, None)
+    assert none is None and "--session-id" not in resumed
+    own, given = claude_argv(["claude", "--session-id", "u1", "--settings", "mine.json"], s, m, 3)
+    assert given == "u1" and own.count("--settings") == 1 and "mine.json" not in own
+    kept, _ = claude_argv(["claude", "--max-turns", "9"], s, m, 3)
+    assert kept.count("--max-turns") == 1
+
+
+def test_the_run_settings_carry_the_hooks_and_keep_the_users(tmp_path: Path) -> None:
+    mine = {"permissions": {"allow": ["Read"]}, "hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "echo mine"}]}]}}  # fmt: skip
+    data = claude_settings(tmp_path, tmp_path / "home", mine)
+    stop = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
+    assert stop[0] == "echo mine" and is_goalkeeper_command(stop[1])
+    assert set(data["hooks"]) == {
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure"
+    }  # fmt: skip
+    assert data["permissions"]["allow"] == ["Read", "mcp__goalkeeper"]
+    assert int(data["env"]["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"]) > 40
+
+
+def test_an_installed_goalkeeper_serves_instead_of_a_second_set_of_hooks(tmp_path: Path) -> None:
+    """Two sets of goalkeeper hooks would count every stop twice."""
+    settings = tmp_path / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    hook = {"type": "command", "command": "/x/python -m goalkeeper hook claude"}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}), "utf-8")
+    data = claude_settings(tmp_path, tmp_path / "home", {})
+    assert "hooks" not in data and data["permissions"]["allow"] == ["mcp__goalkeeper"]
+
+
+def test_pi_takes_its_task_from_the_print_message() -> None:
+    assert pi_task(["--no-session", "-p", "Fix it."], None) == (["--no-session"], "Fix it.")
+    assert pi_task(["-p", "ignored?"], "The task.") == (["ignored?"], "The task.")
+
+
+# -------------------------------------------------------------------------------------------
+# Through the CLI
+# -------------------------------------------------------------------------------------------
+def test_run_errors_exit_3_and_json_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["-C", str(tmp_path), "run", "--json", "--", "codex", "exec", "x"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "error" and out["exit"] == 3
+    assert out["reason"].startswith("not supported yet: Codex CLI")
+    assert run(["-C", str(tmp_path), "run", "--max-minutes", "x", "--", "claude"]) == 3
+    assert run(["-C", str(tmp_path), "run", "--bogus", "--", "claude"]) == 3
+    assert "comes after `--`" in capsys.readouterr().err
+    missing = str(tmp_path / "no-such-claude")
+    assert run(["-C", str(tmp_path), "run", "--json", "--host", "claude", "--", missing]) == 3
+    assert json.loads(capsys.readouterr().out)["reason"].startswith("cannot start ")
+    assert not (tmp_path / ".claude").exists() and not (tmp_path / ".mcp.json").exists()
