@@ -1,11 +1,13 @@
 """goalkeeper installed as a Claude Code plugin, the way a user installs it, with the real CLI.
 
 Each case adds this repository as a marketplace and installs ``goalkeeper@goalkeeper`` into a
-fresh HOME (``claude plugin marketplace add <repo>``, ``claude plugin install … --config
-python=<this interpreter>``; offline, no prompts), writes nothing into the project, and runs
-``claude -p`` against the scripted fake model. What goalkeeper did is read from the fake
-server's request log, Claude Code's transcript and goalkeeper's journal, as in
-``test_claude_code.py``, whose early-complete scenario this repeats through the plugin.
+fresh HOME (``claude plugin marketplace add <repo>``, ``claude plugin install
+goalkeeper@goalkeeper``; offline, no prompts), writes nothing into the project, and runs
+``claude -p`` against the scripted fake model. The plugin's launcher finds this checkout's
+goalkeeper through ``GOALKEEPER_PYTHON`` in the user's settings, as a user with goalkeeper in a
+virtualenv sets it. What goalkeeper did is read from the fake server's request log, Claude
+Code's transcript and goalkeeper's journal, as in ``test_claude_code.py``, whose early-complete
+scenario this repeats through the plugin.
 """
 
 from __future__ import annotations
@@ -68,12 +70,15 @@ def install_plugin(case: Case) -> None:
     """The two commands of the README, from this repository's path."""
     added = claude_cli(case, "plugin", "marketplace", "add", str(REPO))
     assert added["outcome"] == "ok", added
-    python = f"python={sys.executable}"
-    installed = claude_cli(case, "plugin", "install", PLUGIN, "--config", python)
-    assert installed["outcome"] == "ok" and installed.get("configApplied") is True, installed
+    installed = claude_cli(case, "plugin", "install", PLUGIN)
+    assert installed["outcome"] == "ok", installed
     listed = claude_cli(case, "plugin", "list")["list"]
     (ours,) = [p for p in listed if p.get("id") == PLUGIN]
     assert ours["enabled"] is True and ours["scope"] == "user", ours
+    settings_path = case.home / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text("utf-8"))
+    settings.setdefault("env", {})["GOALKEEPER_PYTHON"] = sys.executable
+    settings_path.write_text(json.dumps(settings, indent=2), "utf-8")
 
 
 def test_plugin_validates() -> None:

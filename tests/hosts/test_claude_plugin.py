@@ -15,7 +15,7 @@ import pytest
 from goalkeeper.cli.plugin_files import PLUGIN_DIR, main, plugin_files, stale_files
 from goalkeeper.hosts.claude_code import HOOK_EVENTS, answer_hook
 from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
-from goalkeeper.hosts.claude_settings import command_text
+from goalkeeper.hosts.claude_settings import command_text, hook_command, mcp_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,9 +53,9 @@ def test_hooks_cover_every_event_and_the_plugins_own_tools() -> None:
     (group,) = hooks["PreToolUse"]
     assert group["matcher"].startswith(f"^({PLUGIN_TOOL_PREFIX}.*|mcp__goalkeeper__.*|")
     commands = {h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]}
-    assert commands == {'"${CLAUDE_PLUGIN_OPTION_PYTHON:-python3}" -m goalkeeper hook claude'}
-    manifest = json.loads(files[f"{PLUGIN_DIR}/.claude-plugin/plugin.json"])
-    assert set(manifest["userConfig"]) == {"python"}
+    assert commands == {hook_command()}  # the portable launcher, with no interpreter baked in
+    mcp = json.loads(files[f"{PLUGIN_DIR}/.mcp.json"])["mcpServers"]["goalkeeper"]
+    assert [mcp["command"], *mcp["args"]] == mcp_command()
     market = json.loads(files[".claude-plugin/marketplace.json"])
     assert market["name"] == "goalkeeper"
     assert market["plugins"][0]["source"] == f"./{PLUGIN_DIR}"

@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.hosts.claude_plugin import (
-    MCP_SERVER,
     PLUGIN_COMMANDS,
     PLUGIN_NAME,
     hooks_json,
     marketplace_json,
-    mcp_command,
+    mcp_json,
     plugin_json,
 )
 
@@ -36,7 +35,7 @@ def plugin_files(version: str | None = None) -> dict[str, str]:
         ".claude-plugin/marketplace.json": _json(marketplace_json(version)),
         f"{PLUGIN_DIR}/.claude-plugin/plugin.json": _json(plugin_json(version)),
         f"{PLUGIN_DIR}/hooks/hooks.json": _json(hooks_json()),
-        f"{PLUGIN_DIR}/.mcp.json": _json({"mcpServers": {MCP_SERVER: mcp_command()}}),
+        f"{PLUGIN_DIR}/.mcp.json": _json(mcp_json()),
     }
     for name, command in PLUGIN_COMMANDS.items():
         files[f"{PLUGIN_DIR}/commands/{name}.md"] = command_text(command, "en")

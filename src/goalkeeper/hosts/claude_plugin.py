@@ -14,9 +14,13 @@ Three things differ from a settings install (``goalkeeper install claude``):
   (``mcp__plugin_goalkeeper_goalkeeper__todo``). ``plugin_prompt`` turns the commands back into
   the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
   hook's session hand-over take the plugin's tool prefix too (``PLUGIN_TOOL_PREFIX``).
-- **The interpreter.** A plugin cannot know where goalkeeper is installed: the user names it
-  once, as the ``python`` option (``claude plugin install … --config
-  python=$(command -v python)``). The hooks run it, else ``python3``; the MCP server needs it.
+- **The interpreter.** A plugin cannot know where goalkeeper is installed, so the hooks and the
+  MCP server run the portable launcher (``claude_settings.hook_command`` / ``mcp_command``):
+  ``$GOALKEEPER_PYTHON`` (for a virtualenv: the ``env`` of the user's own settings), else
+  ``goalkeeper`` on ``PATH`` (``uv tool install``, pipx), else a one-line notice and a session
+  without goalkeeper. No ``userConfig`` option: an MCP server's environment has no
+  ``CLAUDE_PLUGIN_OPTION_*``, and ``${user_config.…}`` fails the server while the option is
+  unset (both seen on 2.1.332), so an option would break the ``PATH`` case it cannot help.
 - **The block cap.** A plugin cannot set ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` (Claude Code
   ignores ``env`` in a plugin's files; verified on 2.1.332). None is needed with goalkeeper's
   defaults: a loop that calls tools never meets the cap, and the tool-less streak pauses at
@@ -38,11 +42,6 @@ PLUGIN_TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{MCP_SERVER}__"
 PLUGIN_COMMANDS = {"goal": "gk-goal", "mode": "gk-mode", "workflow": "workflow"}
 """The plugin's commands (``/goalkeeper:<key>``) and the command of a settings install each
 one is (``COMMAND_FILES``): the namespace already says whose they are."""
-PYTHON_OPTION = "python"
-INTERPRETER = '"${CLAUDE_PLUGIN_OPTION_PYTHON:-python3}"'
-"""The shell words that run goalkeeper's Python: the plugin's ``python`` option, else python3.
-Read from the environment, never as ``${user_config.…}``, which Claude Code refuses in a
-shell-form hook command (the value would be re-parsed by the shell)."""
 _PLUGIN_COMMAND = re.compile(
     rf"\A(\s*)/{PLUGIN_NAME}:({'|'.join(PLUGIN_COMMANDS)})(?=\s|\Z)", re.IGNORECASE
 )
@@ -53,20 +52,6 @@ def plugin_prompt(prompt: str) -> str:
     (``/goalkeeper:goal …``, as Claude Code hands it over) becomes the command it stands for
     (``/gk-goal …``). Anything else is returned as it is."""
     return _PLUGIN_COMMAND.sub(lambda m: f"{m[1]}/{PLUGIN_COMMANDS[m[2].lower()]}", prompt, count=1)
-
-
-def hook_command() -> str:
-    """The command every plugin hook runs (the same one for every event: the payload names it)."""
-    return f"{INTERPRETER} -m goalkeeper hook claude"
-
-
-def mcp_command() -> dict[str, Any]:
-    """How Claude Code starts the plugin's MCP server: the ``python`` option, substituted by
-    Claude Code itself (an MCP server's environment has no ``CLAUDE_PLUGIN_OPTION_*``, and a
-    ``${VAR:-default}`` in its arguments is expanded from Claude Code's own environment, where
-    it is empty: both seen on 2.1.332). Without the option set, the server does not start and
-    Claude Code says which option is missing; the hooks still run."""
-    return {"command": f"${{user_config.{PYTHON_OPTION}}}", "args": ["-m", "goalkeeper", "mcp"]}
 
 
 def pre_tool_matcher() -> str:
@@ -80,7 +65,7 @@ def pre_tool_matcher() -> str:
 
 def hooks_json() -> dict[str, Any]:
     from goalkeeper.hosts.claude_code import HOOK_EVENTS
-    from goalkeeper.hosts.claude_settings import HOOK_TIMEOUT_S, STOP_TIMEOUT_S
+    from goalkeeper.hosts.claude_settings import HOOK_TIMEOUT_S, STOP_TIMEOUT_S, hook_command
 
     hooks: dict[str, Any] = {}
     for event in HOOK_EVENTS:
@@ -106,15 +91,15 @@ def plugin_json(version: str) -> dict[str, Any]:
         "author": {"name": "goalkeeper maintainers"},
         "license": "MIT",
         "keywords": ["hooks", "goal", "verification", "pdca", "todo", "workflow"],
-        "userConfig": {
-            PYTHON_OPTION: {
-                "type": "string",
-                "title": "Python with goalkeeper",
-                "description": "The interpreter goalkeeper is installed in (for example the "
-                "output of `command -v python` in its virtualenv). Empty: python3 on PATH.",
-            }
-        },
     }
+
+
+def mcp_json() -> dict[str, Any]:
+    """The plugin's ``.mcp.json``: goalkeeper's server, started by the launcher."""
+    from goalkeeper.hosts.claude_settings import mcp_command
+
+    argv = mcp_command()
+    return {"mcpServers": {MCP_SERVER: {"command": argv[0], "args": argv[1:]}}}
 
 
 def marketplace_json(version: str) -> dict[str, Any]:
