@@ -94,3 +94,21 @@ def test_install_pi_writes_the_skill_where_pi_loads_it_and_uninstall_removes_it(
 
     assert run(["-C", str(tmp_path), "install", "pi", "--user"]) == 0
     assert (tmp_path / "agent" / "skills" / "gk-goal-proof" / "SKILL.zh.md").is_file()
+
+
+def test_install_claude_writes_the_skill_under_claude_skills_and_uninstall_removes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "plan").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert run(["-C", str(tmp_path), "install", "claude", "--json"]) == 0
+    skill = tmp_path / ".claude" / "skills" / "gk-goal-proof" / "SKILL.md"
+    assert f"added the skill file {skill}" in json.loads(capsys.readouterr().out)["skills"]
+    assert skill.read_text(encoding="utf-8") == skill_files()["gk-goal-proof/SKILL.md"]
+    assert run(["-C", str(tmp_path), "uninstall", "claude"]) == 0
+    assert f"removed the skill file {skill}" in capsys.readouterr().out
+    assert not (tmp_path / ".claude" / "skills").exists()
+
+    assert run(["-C", str(tmp_path), "install", "claude", "--user", "--json"]) == 0
+    home_skill = tmp_path / "home" / ".claude" / "skills" / "gk-goal-proof" / "SKILL.md"
+    assert home_skill.is_file()

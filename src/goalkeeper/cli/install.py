@@ -40,6 +40,7 @@ from goalkeeper.hosts.claude_settings import (
     write_json_atomic,
 )
 from goalkeeper.hosts.json_doc import Style, is_empty, read_document
+from goalkeeper.skills import install_skills, remove_skills
 
 _scope_options = [
     click.option(
@@ -156,6 +157,7 @@ def install_command(
             )
         save_receipt(rpath, _merge_receipts(load_receipt(rpath), receipt))
     changes = changes + mcp_changes
+    skills = install_skills(_skills_dir(scope, project, home), dry_run=dry_run)
     compiled = False if dry_run else _precompile()
     found = None if command else launcher_finds(project, python)
     data = {
@@ -168,6 +170,7 @@ def install_command(
         "command": hook,
         "goalkeeper_found": found,
         "bytecode_compiled": compiled,
+        "skills": skills,
     }
     if as_json:
         echo_json(data)
@@ -179,6 +182,7 @@ def install_command(
             click.echo(f"  - {change}")
     else:
         click.echo(f"goalkeeper is already installed in {path}.")
+    click.echo("".join(f"  - {line}\n" for line in skills), nl=False)
     if found is False:
         click.echo(
             "Note: the hooks find goalkeeper at run time, and from here they would not: put "
@@ -245,19 +249,23 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
             cpath.unlink()
             mcp_changes.append(f"removed the /{name} command")
     changes = changes + mcp_changes
+    skills = remove_skills(_skills_dir(scope, project, home))
     try:
         rpath.unlink()
     except OSError:
         pass
     _remove_empty_folders(created, project, home)
     if as_json:
-        echo_json({"host": host, "scope": scope, "settings": str(path), "changes": changes})
+        done = {"host": host, "scope": scope, "settings": str(path), "changes": changes}
+        echo_json({**done, "skills": skills})
     elif changes:
         click.echo(f"Changed {path}:")
         for change in changes:
             click.echo(f"  - {change}")
     else:
         click.echo(f"goalkeeper was not installed in {path}.")
+    if not as_json:
+        click.echo("".join(f"  - {line}\n" for line in skills), nl=False)
     return int(ExitCode.OK)
 
 
@@ -342,6 +350,12 @@ def _remove_empty_folders(created: set[str], project: Path, home: Path) -> None:
                 folder.rmdir()
             except OSError:
                 pass
+
+
+def _skills_dir(scope: Scope, project: Path, home: Path) -> Path:
+    """Claude Code's skills folder beside the commands folder, where goalkeeper's skills go
+    (``goalkeeper.skills``: written and removed there by their own rules)."""
+    return command_path(scope, project, home).parent.parent / "skills"
 
 
 def _merge_receipts(old: Receipt | None, new: Receipt) -> Receipt:
