@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -215,3 +216,11 @@ def test_the_launcher_forks_nothing_but_python(tmp_path: Path) -> None:
     pythons = [(p, line) for p, line in zip(programs, execs, strict=True) if not p.endswith("/sh")]
     assert len(pythons) == 1 and "python" in Path(pythons[0][0]).name
     assert '"-S"' in pythons[0][1]  # the lean start: no site, no runpy
+
+
+def test_claude_code_leaves_the_script_as_it_is() -> None:
+    """Claude Code expands ``${NAME}`` and ``${NAME:-default}`` in MCP server arguments: the
+    launcher uses neither form, so the MCP server runs the same script the hooks run."""
+    for python in (None, "/opt/gk/bin/python3"):
+        script = mcp_command(python)[2]
+        assert not re.search(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}", script)

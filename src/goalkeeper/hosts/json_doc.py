@@ -33,8 +33,10 @@ class Style:
     final_newline: bool = True
 
 
-def style_of(text: str) -> Style:
-    """The layout of ``text`` (a JSON object), as far as ``json.dumps`` can reproduce it."""
+def style_of(text: str, data: object = None) -> Style:
+    """The layout of ``text`` (a JSON object; ``data``, when given, is what it parses to): the
+    style that reproduces it exactly when there is one, else the nearest ``json.dumps`` can do
+    (read from the first key, since strings may hold anything)."""
     final_newline = text.endswith("\n")
     body = text.strip()
     match = re.match(r"[\[{]\s*?\n([ \t]+)\S", body)
@@ -42,9 +44,14 @@ def style_of(text: str) -> Style:
         return Style(match.group(1), ",", ": ", final_newline)
     if "\n" in body or len(body) <= 2:  # empty, or a layout json.dumps cannot reproduce
         return Style(final_newline=final_newline or not body)
-    key_sep = ": " if re.search(r'"\s*:\s', body) else ":"
-    item_sep = ", " if re.search(r"[\]}\"\d el],\s", body) else ","
-    return Style(None, item_sep, key_sep, final_newline)
+    if isinstance(data, dict):
+        for item_sep, key_sep in ((", ", ": "), (",", ":"), (",", ": "), (", ", ":")):
+            style = Style(None, item_sep, key_sep, final_newline)
+            if dumps(data, style) == text:
+                return style
+    first = re.match(r'\{\s*"(?:[^"\\]|\\.)*"\s*:(\s?)', body)
+    spaced = bool(first and first.group(1))
+    return Style(None, ", " if spaced else ",", ": " if spaced else ":", final_newline)
 
 
 def dumps(data: dict[str, Any], style: Style) -> str:
@@ -77,7 +84,7 @@ def read_document(path: Path) -> tuple[dict[str, Any], Style | None]:
         raise JsonFileError(f"{path} is not valid JSON ({exc}); fix it first") from exc
     if not isinstance(data, dict):
         raise JsonFileError(f"{path} does not hold a JSON object; fix it first")
-    return data, style_of(text)
+    return data, style_of(text, data)
 
 
 def write_document(path: Path, data: dict[str, Any], style: Style | None = None) -> None:

@@ -69,14 +69,17 @@ PY_FLAGS = "-E -P"
 
 def launcher_script(python: str | None = None) -> str:
     """The POSIX shell script (``$1``…: ``hook claude`` or ``mcp``); ``python``, when given,
-    is tried right after ``$GOALKEEPER_PYTHON`` (only for files that stay on this machine)."""
+    is tried right after ``$GOALKEEPER_PYTHON`` (only for files that stay on this machine).
+
+    No ``${NAME}`` or ``${NAME:-default}``: Claude Code expands those itself in MCP server
+    arguments (2.1.332, checked), which would change the script before ``sh`` sees it."""
     if python is not None and ("'" in python or "\n" in python):
         raise ValueError(f"an interpreter path with a quote or a newline: {python!r}")
-    default = f":-{_dq(python)}" if python else "-"
     notice_json = '{"systemMessage": "' + NOT_INSTALLED.replace("`", "") + '"}'
     lines = [
-        f"p=${{GOALKEEPER_PYTHON{default}}} g=",
-        "r=${CLAUDE_PROJECT_DIR:-$PWD}",
+        "p=$GOALKEEPER_PYTHON g= r=$CLAUDE_PROJECT_DIR",
+        *([f'[ -n "$p" ] || p={_dq(python)}'] if python else []),
+        '[ -n "$r" ] || r=$PWD',
         'if [ -z "$p" ]; then',
         " set -f; IFS=:",
         " for d in $PATH; do",

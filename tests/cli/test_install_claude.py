@@ -1,0 +1,200 @@
+"""``install claude`` / ``uninstall claude`` on disk: where the MCP server goes for each scope,
+that uninstall takes out exactly what install put in (byte for byte, layout included), and
+that no empty file or folder is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.cli.app import run
+from goalkeeper.hosts.json_doc import style_of
+
+CLAUDE_JSON = {
+    "firstStartTime": "2026-12-01T21:37:47.345Z",
+    "mcpServers": {"db": {"type": "stdio", "command": "db-mcp", "args": [], "env": {}}},
+    "projects": {"/elsewhere": {"allowedTools": [], "mcpServers": {}}},
+}
+
+
+@pytest.fixture
+def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A project and a home folder side by side (the home is not inside the project)."""
+    project, home = tmp_path / "proj", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HOME", str(home))
+    return project, home
+
+
+def gk(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert run([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert isinstance(data, dict)
+    return data
+
+
+def tree(folder: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and folder (None) under ``folder``."""
+    return {
+        str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def claude_json(home: Path) -> dict[str, object]:
+    data = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_user_install_registers_the_mcp_server_and_uninstall_restores_claude_json(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--user: the server goes into ~/.claude.json ``mcpServers`` (as ``claude mcp add --scope
+    user`` does), so the hook never points at a tool that is not there; uninstall gives the
+    file back byte for byte, with its 0600 mode."""
+    project, home = dirs
+    original = json.dumps(CLAUDE_JSON, indent=2)  # Claude Code's layout: 2 spaces, no newline
+    (home / ".claude.json").write_text(original, encoding="utf-8")
+    os.chmod(home / ".claude.json", 0o600)
+    data = gk(capsys, "install", "claude", "--user")
+    server = claude_json(home)["mcpServers"]["goalkeeper"]  # type: ignore[index]
+    assert server["type"] == "stdio" and server["args"][-2:] == ["goalkeeper", "mcp"]
+    assert any("MCP server" in str(c) for c in data["changes"])  # type: ignore[attr-defined]
+    assert (home / ".claude.json").read_text(encoding="utf-8").startswith('{\n  "first')
+    assert stat.S_IMODE(os.stat(home / ".claude.json").st_mode) == 0o600
+    assert not (project / ".mcp.json").exists()
+    gk(capsys, "uninstall", "claude", "--user")
+    assert (home / ".claude.json").read_text(encoding="utf-8") == original
+    assert stat.S_IMODE(os.stat(home / ".claude.json").st_mode) == 0o600
+    assert tree(project) == {}
+
+
+def test_local_install_writes_nothing_the_team_shares(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--local: the hooks in .claude/settings.local.json, the server in ~/.claude.json under
+    this project (``claude mcp add --scope local``), never .mcp.json; uninstall leaves the
+    project as it was and ~/.claude.json byte for byte."""
+    project, home = dirs
+    original = json.dumps(CLAUDE_JSON, indent=2) + "\n"
+    (home / ".claude.json").write_text(original, encoding="utf-8")
+    before = tree(project)
+    gk(capsys, "install", "claude", "--local")
+    assert not (project / ".mcp.json").exists()
+    assert (project / ".claude" / "settings.local.json").is_file()
+    local = claude_json(home)["projects"][str(project)]  # type: ignore[index]
+    assert local["mcpServers"]["goalkeeper"]["args"][-1] == "mcp"
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text("utf-8"))
+    assert "enabledMcpjsonServers" not in settings  # nothing in .mcp.json to approve
+    gk(capsys, "uninstall", "claude", "--local")
+    assert (home / ".claude.json").read_text(encoding="utf-8") == original
+    assert tree(project) == before
+
+
+def test_project_install_and_uninstall_leave_no_trace(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project goalkeeper was never in: after install and uninstall no .claude/, .mcp.json
+    or .goalkeeper/ is left (all were created by install and are empty again)."""
+    project, home = dirs
+    gk(capsys, "install", "claude")
+    assert {".claude", ".mcp.json", ".goalkeeper"} <= {p.name for p in project.iterdir()}
+    gk(capsys, "uninstall", "claude")
+    assert tree(project) == {}
+    assert not (home / ".claude.json").exists()
+
+
+def test_folders_and_files_the_user_had_are_kept(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty .claude/ and an empty-server .mcp.json the user had stay after uninstall."""
+    project, _ = dirs
+    (project / ".claude").mkdir()
+    (project / ".mcp.json").write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    before = tree(project)
+    gk(capsys, "install", "claude")
+    gk(capsys, "uninstall", "claude")
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda d: json.dumps(d, separators=(",", ":")),
+        lambda d: json.dumps(d) + "\n",
+        lambda d: json.dumps(d, indent=4),
+        lambda d: json.dumps(d, indent="\t") + "\n",
+    ],
+    ids=["compact", "one-line", "indent-4-no-newline", "tabs"],
+)
+def test_uninstall_gives_back_the_users_bytes(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], layout: object
+) -> None:
+    """settings.json and .mcp.json come back byte for byte: indentation, key order and the
+    final newline as the user had them; install itself keeps that layout too."""
+    project, _ = dirs
+    assert callable(layout)
+    settings = {"model": "opus", "permissions": {"allow": ["Bash(ls:*)"]}, "env": {"A": "1"}}
+    mcp = {"mcpServers": {"db": {"command": "db-mcp", "args": ["--x"]}}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(layout(settings), encoding="utf-8")
+    (project / ".mcp.json").write_text(layout(mcp), encoding="utf-8")
+    before = tree(project)
+    gk(capsys, "install", "claude")
+    installed = (project / ".claude" / "settings.json").read_text(encoding="utf-8")
+    assert style_of(installed) == style_of(layout(settings), settings)
+    gk(capsys, "uninstall", "claude")
+    assert tree(project) == before
+
+
+def test_reinstall_replaces_an_older_versions_absolute_command(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Settings written by an older goalkeeper (``<venv python> -m goalkeeper hook claude``,
+    ``.mcp.json`` with the interpreter): reinstall updates them in place to the launcher, and
+    uninstall with an old receipt still takes them out."""
+    project, _ = dirs
+    old = "/old/venv/bin/python3 -m goalkeeper hook claude"
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": old}]}]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    old_mcp = {"command": "/old/venv/bin/python3", "args": ["-m", "goalkeeper", "mcp"]}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"goalkeeper": old_mcp}}), "utf-8")
+    receipt = project / ".goalkeeper" / "install-claude-project.json"
+    receipt.parent.mkdir()
+    receipt.write_text(
+        json.dumps({"env_set": {}, "env_previous": {}, "created": [], "mcp_server": True}),
+        encoding="utf-8",
+    )
+    gk(capsys, "install", "claude")
+    after = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    stops = [h["command"] for g in after["hooks"]["Stop"] for h in g["hooks"]]
+    assert len(stops) == 1 and stops[0].startswith("sh -c ") and "/old/" not in stops[0]
+    server = json.loads((project / ".mcp.json").read_text("utf-8"))["mcpServers"]["goalkeeper"]
+    assert server["command"] == "sh"
+    gk(capsys, "uninstall", "claude")
+    assert "goalkeeper" not in json.loads((project / ".mcp.json").read_text("utf-8"))["mcpServers"]
+    left = json.loads((project / ".claude" / "settings.json").read_text("utf-8"))
+    assert left == {"hooks": {}}  # the key was there before install (the old receipt says so)
+
+
+def test_a_server_the_user_put_under_the_name_is_not_removed(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Uninstall takes out goalkeeper's server only: if the user replaced the entry with a
+    server of their own since, it stays."""
+    _, home = dirs
+    gk(capsys, "install", "claude", "--user")
+    data = claude_json(home)
+    mine = {"type": "stdio", "command": "my-own-server", "args": [], "env": {}}
+    data["mcpServers"] = {"goalkeeper": mine}
+    (home / ".claude.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    gk(capsys, "uninstall", "claude", "--user")
+    assert claude_json(home)["mcpServers"] == {"goalkeeper": mine}
