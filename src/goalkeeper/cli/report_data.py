@@ -12,7 +12,7 @@ The JSON shape (``PROOF_VERSION`` 1)::
 
     {"version": 1, "session": {...}, "verdict": {"state", "reason"},
      "goal": {...} | null, "runs": [...], "protected_tests": {...} | null,
-     "todos": [...], "close_attempts": [...], "continuations": {...},
+     "todos": [...], "close_attempts": [...], "checks": [...], "continuations": {...},
      "pauses": [...], "timeline": [...]}
 """
 
@@ -69,6 +69,11 @@ def session_proof(store: Store, session_id: str) -> dict[str, Any]:
         "protected_tests": _protected(baseline, entries),
         "todos": [_todo(t, entries) for t in tasks],
         "close_attempts": closes,
+        "checks": [
+            {"at": e.at, "status": e.data.get("status"), "ran": e.data.get("ran") or []}
+            for e in entries
+            if e.kind == "check"
+        ],
         "continuations": {
             "sent_back": continued,
             "counter": row.continuations if row else 0,
@@ -148,6 +153,35 @@ def _verdict(entries: list[journal.JournalEntry]) -> dict[str, str]:
 
 def _run(e: journal.JournalEntry) -> dict[str, Any]:
     return {"at": e.at, "kind": e.kind.removesuffix("_run"), **e.data}
+
+
+def close_summary(close: Mapping[str, Any]) -> str:
+    """What a close rested on, in words: the plan, its counts, the check round and what the
+    agent ran in it (as goalkeeper read it from the transcript), cancelled commitments."""
+    parts = []
+    if close.get("plan"):
+        parts.append(f"plan {close['plan']}")
+    for key, label in (("key_results", "key results"), ("leaves", "story-map leaves")):
+        counts = close.get(key)
+        if isinstance(counts, Mapping):
+            parts.append(f"{label} {counts.get('done')}/{counts.get('total')} done")
+    check = close.get("check")
+    if isinstance(check, Mapping):
+        ran = ", ".join(
+            f"{r.get('command')} {r.get('verdict')}"
+            for r in check.get("ran") or []
+            if isinstance(r, Mapping)
+        )
+        parts.append(
+            f"check round {check.get('round')}: {check.get('status')}"
+            + (f" (the agent ran: {ran})" if ran else "")
+        )
+    for c in close.get("cancelled") or []:
+        if isinstance(c, Mapping):
+            parts.append(
+                f"cancelled {c.get('kind')} {c.get('text')!s}: {c.get('reason') or 'no reason'}"
+            )
+    return "; ".join(parts)
 
 
 def _close(e: journal.JournalEntry) -> dict[str, Any]:

@@ -14,8 +14,9 @@ import time
 from typing import Any
 
 from goalkeeper.cli.journal_view import run_line
+from goalkeeper.cli.report_data import close_summary
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]()#|~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 VERDICT_WORDS = {
     "proven": "✓ proven",
     "closed": "✓ closed",
@@ -174,5 +175,8 @@ def _closes(closes: list[dict[str, Any]]) -> list[str]:
         verb = {"refused": "refused, open gates", "closed": "closed, gates passed"}.get(
             close["outcome"], "overruled"
         )
-        out.append(f"- {when(close['at'])}: {verb}: {gates}")
+        summary = close_summary(close)
+        out.append(
+            f"- {when(close['at'])}: {verb}: {gates}" + (f" — {text(summary)}" if summary else "")
+        )
     return out
