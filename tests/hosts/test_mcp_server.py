@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -370,7 +371,7 @@ def test_the_model_cannot_approve_its_own_change(tmp_path: Path, era: str) -> No
 # -- progressive tools (seed003 D5): workflow_active and workflow_ask only with a workflow ----
 
 
-async def _progressive_legacy(project: Path) -> list[Any]:
+async def _progressive_legacy(project: Path, **env: str) -> list[Any]:
     """Handshake era: the tools before, after a start and after completing it, and each
     ``notifications/tools/list_changed`` the server sent in between."""
     import mcp_types as types
@@ -378,7 +379,7 @@ async def _progressive_legacy(project: Path) -> list[Any]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools"},
+        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools", **env},
     )
     changed: list[str] = []
 
@@ -417,6 +418,18 @@ def test_the_active_only_tools_come_and_go_with_the_workflow(tmp_path: Path) -> 
     assert {"workflow", "workflow_active", "workflow_ask"} <= set(during)
     assert changed2 == ["tools/list_changed", "tools/list_changed"]
     assert after == before
+
+
+def test_claude_code_sees_every_workflow_tool_from_the_start(tmp_path: Path) -> None:
+    """Claude Code (its MCP servers get CLAUDE_CODE_SESSION_ID; its hooks guide the model) is
+    not given the progressive list: a tool that appears only after list_changed could be called
+    before Claude Code re-lists, and fail (seen in an e2e run). Nothing changes, nothing is sent."""
+    steps = anyio.run(
+        functools.partial(_progressive_legacy, tmp_path, CLAUDE_CODE_SESSION_ID="cc-1")
+    )
+    _, before, changed1, during, changed2, after = steps
+    assert {"workflow", "workflow_active", "workflow_ask"} <= set(before)
+    assert before == during == after and changed1 == changed2 == []
 
 
 async def _progressive_modern(project: Path) -> tuple[list[str], list[str], bool]:

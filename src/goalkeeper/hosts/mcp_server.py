@@ -328,7 +328,9 @@ def serve(project: Path) -> int:
         return actions
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-        active = await anyio.to_thread.run_sync(active_now)
+        # Claude Code (its hooks guide the model) sees every tool at once: a tool listed only
+        # after list_changed can be called before the client has re-listed, and fail.
+        active = hooked or await anyio.to_thread.run_sync(active_now)
         shown[0] = active
         return types.ListToolsResult(tools=listed_tools(tools, active))
 
@@ -354,7 +356,7 @@ def serve(project: Path) -> int:
                 serialised, params.name, arguments, outcome, dialogs
             )
         session[0] = session_of(arguments, env)
-        if params.name in WORKFLOW_TOOLS:  # the active-only tools may appear or go
+        if params.name in WORKFLOW_TOOLS and not hooked:  # the active-only tools may come or go
             active = await anyio.to_thread.run_sync(active_now)
             if active != shown[0]:
                 shown[0] = active
