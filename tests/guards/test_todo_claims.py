@@ -40,7 +40,8 @@ from goalkeeper.engine.inspect import gather_facts
 from goalkeeper.engine.ports import SubprocessRunner
 from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.guards.todo_claims import Judgement, judge_claims
-from goalkeeper.guards.todos import MAX_BASELINES, TodosGuard, TodosState
+from goalkeeper.guards.todos import TodosGuard, TodosState
+from goalkeeper.guards.todos_baselines import MAX_BASELINES
 from goalkeeper.testing import context
 
 NOW = 1_700_000_000.0
