@@ -423,3 +423,14 @@ def test_a_seed_format_config_warning_is_shown_once_prefixed(project: Path) -> N
         '[goalkeeper] environment variable PI_TODONE_STALL_THRESHOLD="x" is invalid; '
         "falling back to default 3"
     ], said["systemMessage"]
+
+
+def test_under_the_plugin_the_model_hears_the_plugins_tool_names(project: Path) -> None:
+    """Plugin hooks run with CLAUDE_PLUGIN_ROOT set, and the plugin's MCP tools are named
+    mcp__plugin_goalkeeper_goalkeeper__…: the guidance names those, not a settings install's."""
+    said = answer(payload("session_start.json", project), project, CLAUDE_PLUGIN_ROOT="/plugin")
+    context = said["hookSpecificOutput"]["additionalContext"]
+    assert "mcp__plugin_goalkeeper_goalkeeper__workflow" in context
+    assert "mcp__goalkeeper__workflow" not in context
+    plain = answer(payload("session_start.json", project, session_id="other"), project)
+    assert "mcp__goalkeeper__workflow" in plain["hookSpecificOutput"]["additionalContext"]

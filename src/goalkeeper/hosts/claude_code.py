@@ -56,10 +56,18 @@ OWN_TOOL_PREFIX = "mcp__goalkeeper__"
 Claude Code names them: the PreToolUse hook hands each the session id it belongs to."""
 OWN_TOOL_PREFIXES = (OWN_TOOL_PREFIX, PLUGIN_TOOL_PREFIX)
 """The same tools served by the Claude Code plugin's MCP server (``claude_plugin``)."""
-TOOL_NAMES = {
-    n: OWN_TOOL_PREFIX + n
-    for n in ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
-}
+OWN_TOOLS = ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
+TOOL_NAMES = {n: OWN_TOOL_PREFIX + n for n in OWN_TOOLS}
+PLUGIN_TOOL_NAMES = {n: PLUGIN_TOOL_PREFIX + n for n in OWN_TOOLS}
+"""The names the model sees when goalkeeper runs as the Claude Code plugin: its hooks run with
+``CLAUDE_PLUGIN_ROOT`` set, and its MCP server's tools are ``mcp__plugin_<plugin>_<server>__…``."""
+
+
+def tool_names(env: Mapping[str, str]) -> dict[str, str]:
+    """goalkeeper's tools as this Claude Code session names them (plugin or settings install)."""
+    return PLUGIN_TOOL_NAMES if env.get("CLAUDE_PLUGIN_ROOT") else TOOL_NAMES
+
+
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
 PRE_TOOL_MATCHER = (
     "^(mcp__goalkeeper__.*|TodoWrite|TaskUpdate|Write|Edit|MultiEdit|NotebookEdit|Bash)$"
@@ -249,7 +257,7 @@ def _answer(
 
     caps = MUTE if hook.event == "StopFailure" else CAPABILITIES
     supervisor = Supervisor(
-        project, config, host=HOST, capabilities=caps, clock=clock, tool_names=TOOL_NAMES
+        project, config, host=HOST, capabilities=caps, clock=clock, tool_names=tool_names(env)
     )
     try:
         stored = _peek_host_state(supervisor, hook.session_id)

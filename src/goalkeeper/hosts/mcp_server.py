@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
 WORKFLOW_TOOLS = ("workflow", "workflow_active", "workflow_ask")
-TOOL_NAMES = {n: f"mcp__{SERVER_NAME}__{n}" for n in (TOOL_NAME, *WORKFLOW_TOOLS, GOAL_APPROVAL)}
-"""How Claude Code names this server's tools; the engine's texts use these names."""
+"""The server's tools; how the client names them (settings install or plugin) is
+``claude_code.tool_names``, which the engine's texts use."""
 CAPABILITIES: frozenset[Capability] = frozenset({"block", "advise"})
 ASK: frozenset[Capability] = frozenset({"ask"})
 """Added for a client that can show a form (MCP elicitation): ``workflow_ask`` asks the user."""
@@ -93,8 +93,10 @@ def run_call(
         args["_restore"] = True
     own = store is None
     caps = CAPABILITIES | ASK if dialogs else CAPABILITIES
+    from goalkeeper.hosts.claude_code import tool_names  # the plugin's names, or the server's
+
     supervisor = Supervisor(
-        project, config, host="mcp", capabilities=caps, store=store, tool_names=TOOL_NAMES
+        project, config, host="mcp", capabilities=caps, store=store, tool_names=tool_names(env)
     )
     try:
         return supervisor.handle([ToolCall(session_of(arguments, env), tool, args)]).actions
@@ -154,7 +156,9 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
         from goalkeeper.store.catalog_files import load_catalog
 
         catalog = load_catalog(project, load_config(project, env).catalog).catalog
-        specs = workflow_tools(catalog, say, TOOL_NAMES, session_field=True)
+        from goalkeeper.hosts.claude_code import tool_names
+
+        specs = workflow_tools(catalog, say, tool_names(env), session_field=True)
     except Exception:  # the todo tool must keep working whatever the catalog does
         return tools
     for spec, name in zip(specs, WORKFLOW_TOOLS, strict=True):
