@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -224,3 +226,41 @@ def test_claude_code_leaves_the_script_as_it_is() -> None:
     for python in (None, "/opt/gk/bin/python3"):
         script = mcp_command(python)[2]
         assert not re.search(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}", script)
+
+
+def test_the_engine_a_hook_starts_is_goalkeeper_not_a_planted_package(tmp_path: Path) -> None:
+    """The warm engine a cold hook starts in the background runs with the project as its
+    working directory: a ``goalkeeper`` package the agent planted there must not be what runs
+    (``python -m`` would put the working directory first on sys.path without -P)."""
+    project, runtime = tmp_path / "proj", tmp_path / "rt"
+    marker = tmp_path / "planted-ran"
+    planted = project / "goalkeeper"
+    planted.mkdir(parents=True)
+    (planted / "__init__.py").write_text("", encoding="utf-8")
+    (planted / "__main__.py").write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8"
+    )
+    env = {
+        "GOALKEEPER_PYTHON": sys.executable,
+        "GOALKEEPER_SERVER": "auto",
+        "GOALKEEPER_SERVER_IDLE_S": "30",
+        "GOALKEEPER_RUNTIME_DIR": str(runtime),
+    }
+    try:
+        proc = run_hook(project, hook_command(), SYSTEM_PATH, **env)
+        assert "additionalContext" in json.loads(proc.stdout)["hookSpecificOutput"]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not list(runtime.glob("*.pid")):
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert not marker.exists(), "the planted package ran as the engine"
+        assert list(runtime.glob("*.pid")), "no engine was started"
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "goalkeeper", "-C", str(project), "server", "stop"],
+            env={**os.environ, **env, "CLAUDE_PROJECT_DIR": str(project)},
+            cwd=tmp_path,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )

@@ -106,7 +106,8 @@ def spawn_server(project: Path, config: Config) -> bool:
             subprocess.Popen(
                 [
                     sys.executable,
-                    "-m",
+                    "-P",  # not the project (its working directory) first on sys.path: a
+                    "-m",  # `goalkeeper` package the agent planted there would be the engine
                     "goalkeeper",
                     "serve",
                     "--project",
