@@ -24,11 +24,13 @@ from typing import Any
 import pytest
 
 from .harness import CLAUDE_TIMEOUT_S, Case, FakeAnthropic
+from .pi_harness import PiCase
 from .test_claude_goal import (
     BUGGY_CALC,
     FEEDBACK,
     FILE_UPDATED,
     FIXED_CALC,
+    TEST_CALC,
     archived,
     goal_env,
     goal_md,
@@ -37,6 +39,9 @@ from .test_claude_goal import (
     write_project,
 )
 from .test_claude_todos import offered
+from .test_pi import goalkeeper_env as pi_goal_env
+from .test_pi import text as pi_text
+from .test_pi import tool as pi_tool
 
 pytestmark = pytest.mark.e2e
 
@@ -213,3 +218,40 @@ def test_a_goal_that_cannot_be_set_starts_no_agent(case: Case, tmp_path: Path) -
     run = gk_run(case, [], ["--goal", "make it nicer"])  # no verify command to be found
     assert run.returncode == 3, run.describe()
     assert run.rules == [], run.describe()
+
+
+# -------------------------------------------------------------------------------------------
+# Pi: the same command, the same exit status
+# -------------------------------------------------------------------------------------------
+def test_run_with_pi_exits_0_once_the_goal_is_proven(pi_case: PiCase) -> None:
+    """``goalkeeper run -- node cli.js --no-session -p TASK``: Pi in RPC mode with goalkeeper's
+    extension loaded for the run; an early stop is sent back with the real failure, the fix
+    is proven by goalkeeper's own pytest run, and nothing is installed into the project."""
+    (pi_case.proj / "calc.py").write_text(BUGGY_CALC, "utf-8")
+    (pi_case.proj / "test_calc.py").write_text(TEST_CALC, "utf-8")
+    calc = str(pi_case.proj / "calc.py")
+    pi_case.fake.set_rules(
+        [
+            {"name": "wrap-up", "when": {"last_is_tool_result": True},
+             "reply": [pi_text("Fixed add(): it returned a - b.")]},
+            {"name": "fix", "when": {"tail_contains": "[1/3]"},
+             "reply": [pi_tool("write", path=calc, content=FIXED_CALC)]},
+            {"name": "early-stop", "reply": [pi_text("Done, I think.")]},
+        ]
+    )  # fmt: skip
+    agent = [*pi_case.cli.argv(), *pi_case.base_args(), "-p", "Fix the calculator."]
+    env = pi_case.env({**pi_goal_env(), "GOALKEEPER_NO_PLAN": "silent"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "goalkeeper", "-C", str(pi_case.proj), "run", "--json",
+         "--goal", GOAL, "--max-minutes", "2", "--", *agent],
+        env=env, capture_output=True, text=True, timeout=180, cwd=pi_case.proj,
+    )  # fmt: skip
+    rules = [r.get("rule") for r in pi_case.fake.chat_requests()]
+    assert proc.returncode == 0, (proc.stdout, proc.stderr[-3000:], rules)
+    result = json.loads(proc.stdout)
+    assert (result["host"], result["outcome"], result["continuations"]) == ("pi", "done", 1)
+    assert rules == ["early-stop", "fix", "wrap-up"], rules
+    (proof,) = result["proof"]
+    assert (proof["source"], proof["command"], proof["exit"]) == ("goal", VERIFY, 0), proof
+    assert (pi_case.proj / "calc.py").read_text("utf-8") == FIXED_CALC
+    assert not (pi_case.proj / ".pi").exists()  # the extension came with -e, from a temp dir

@@ -19,12 +19,16 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 GRACE_S = 1.5
 """After a settle, how long nothing may start for the run to count as finished: longer than the
 bridge's 0.5 s quiet window on Pi 0.73 plus its decision."""
+UNWATCHED_S = 5.0
+"""Pi 0.73: when goalkeeper's journal holds nothing of the run this long after it ended, no
+decision is coming (goalkeeper is off for the session); stop waiting for one."""
 _DIALOGS = ("select", "confirm", "input", "editor")
 
 
@@ -209,6 +213,60 @@ def _flags(events: Sequence[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
+def _started(pi: PiProcess, since: int) -> bool:
+    """A run started after event ``since`` (call with ``pi.cond`` held)."""
+    return any(e.get("type") == "agent_start" for _, e in pi.events[since:])
+
+
+def _has_settle_events(pi: PiProcess, since: int) -> bool:
+    with pi.cond:
+        return bool(_flags(pi.events[since:])["settled_event"])
+
+
+def _decided(
+    pi: PiProcess, project: Path, session_id: str | None, since: int, deadline: float
+) -> int | None:
+    """A Pi without settle events (before 0.80.6) cannot show goalkeeper deciding: the
+    bridge's own heuristic waits, then may run a goal's verification for many seconds before
+    it continues the agent, longer than ``GRACE_S``. So wait until goalkeeper's journal holds
+    its decision on the last run's end (its Settled event is written with the decision): the
+    index of that ``agent_end`` event, or None when goalkeeper journalled nothing of the run
+    for ``UNWATCHED_S`` (it is off for the session) or the deadline came first. Pi names no
+    session with --no-session: then any session of the project counts."""
+    from goalkeeper.store import journal
+    from goalkeeper.store.db import Store
+
+    with pi.cond:
+        ends = [
+            i for i, (_, e) in enumerate(pi.events) if i >= since and e.get("type") == "agent_end"
+        ]
+        last = ends[-1] if ends else None
+        at = pi.events[last][0] if last is not None else 0.0
+        first = pi.events[since][0] if last is not None else 0.0
+    if last is None or not (project / ".goalkeeper").is_dir():
+        return None
+    ended = time.time() - (time.monotonic() - at)  # the wall clock the journal uses
+    began = time.time() - (time.monotonic() - first)
+    while time.monotonic() < deadline:
+        store = Store(project)
+        try:
+            entries = journal.recent(store.connection(), 50, session_id)
+        finally:
+            store.close()
+        if any(
+            e.kind == "event" and e.data.get("type") == "Settled" and e.at >= ended - 0.05
+            for e in entries
+        ):
+            return last
+        if not any(e.at >= began for e in entries) and time.time() - ended > UNWATCHED_S:
+            return None  # goalkeeper saw nothing of this run: it is off, nothing will come
+        with pi.cond:
+            if pi.eof:
+                return None
+        time.sleep(0.1)
+    return None
+
+
 def outcome_of(project: Path, session_id: str | None) -> tuple[str, str]:
     """goalkeeper's last decision for the session: ("closed" | "paused" | "stopped", reason)."""
     from goalkeeper.store import journal
@@ -304,7 +362,16 @@ def run_pi(
         if ((reply.get("data") or {}).get("disposition")) == "handled":
             runs = 0
         else:
+            deadline = time.monotonic() + timeout
             runs = wait_settled(pi, mark, timeout, native=native)
+            while native is not True and not _has_settle_events(pi, mark):
+                ended = _decided(pi, project, session_id, mark, deadline)
+                if ended is None:
+                    break
+                with pi.cond:  # a continuation starts a run within GRACE_S of the decision
+                    if not pi.cond.wait_for(partial(_started, pi, ended + 1), GRACE_S):
+                        break  # goalkeeper let it stop
+                runs = wait_settled(pi, mark, max(1.0, deadline - time.monotonic()), native=native)
     except PiRunError as exc:
         exc.session_id = session_id
         raise
