@@ -10,14 +10,10 @@ agent said: it is read from goalkeeper's journal after the agent exits (``store/
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shlex
-import signal
-import subprocess
 import sys
 import tempfile
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,18 +21,11 @@ from typing import Any
 import click
 
 from goalkeeper.cli.app import App, echo_json
+from goalkeeper.cli.run_agent import ERROR, RunError, program_name
+from goalkeeper.cli.run_claude import run_claude
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
-ERROR = 3
 NOT_HOSTS = {"codex": "Codex CLI", "gemini": "Gemini CLI"}
-_CLAUDE_SESSION_FLAGS = ("--session-id", "-r", "--resume", "-c", "--continue", "--fork-session")
-_TERM_GRACE_S = 10.0
-
-
-class RunError(click.ClickException):
-    """goalkeeper could not run the agent at all: exit status 3, like every run error."""
-
-    exit_code = ERROR
 
 
 class _BadFlag(click.UsageError):
@@ -173,13 +162,13 @@ def supervise(
 def detect_host(argv: Sequence[str]) -> str:
     """``claude`` or ``pi`` from the command's program (or the script a ``node`` runs);
     ``RunError`` for an agent goalkeeper does not supervise yet."""
-    names = [_program_name(argv[0])]
+    names = [program_name(argv[0])]
     if names[0] in ("node", "bun", "npx", "deno") and len(argv) > 1:
         script = argv[1].replace("\\", "/")
         names.append(
             "pi" if "pi-coding-agent" in script else "claude" if "claude-code" in script else ""
         )
-        names.append(_program_name(script))
+        names.append(program_name(script))
     for name in names:
         if name in ("claude", "pi"):
             return name
@@ -192,13 +181,6 @@ def detect_host(argv: Sequence[str]) -> str:
         f"cannot tell which agent {argv[0]!r} is: goalkeeper run supervises Claude Code "
         "(claude) and Pi (pi); pass --host claude|pi for a wrapper"
     )
-
-
-def _program_name(path: str) -> str:
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    for suffix in (".exe", ".cmd", ".js", ".mjs"):
-        name = name.removesuffix(suffix)
-    return name
 
 
 def _set_goal(ctx: click.Context, text: str, verify: tuple[str, ...], as_json: bool) -> None:
@@ -220,189 +202,6 @@ def _set_goal(ctx: click.Context, text: str, verify: tuple[str, ...], as_json: b
         )
     if code != 0:
         raise RunError("the goal was not set as asked (see above); the agent was not started")
-
-
-# -------------------------------------------------------------------------------------------
-# Claude Code
-# -------------------------------------------------------------------------------------------
-def claude_settings(project: Path, home: Path, user_settings: dict[str, Any]) -> dict[str, Any]:
-    """The settings of this run: the user's ``--settings`` (if any) with goalkeeper's hooks,
-    its block cap and its MCP tools allowed; without the hooks when an installed goalkeeper
-    already serves (two sets of hooks would count every stop twice)."""
-    from goalkeeper.config import load_config, relevant_env
-    from goalkeeper.hosts.claude_settings import BLOCK_CAP_HEADROOM, add_hooks, hook_command
-
-    data: dict[str, Any]
-    if installed_claude_settings(project, home) is not None:
-        data = json.loads(json.dumps(user_settings))
-    else:
-        config = load_config(project, relevant_env())
-        cap = max(config.max_continuations, config.idle_streak) + BLOCK_CAP_HEADROOM
-        # the temp file is never committed: the absolute interpreter is what this run uses
-        data, _, _ = add_hooks(user_settings, hook_command(sys.executable), cap)
-    permissions = data.setdefault("permissions", {})
-    if isinstance(permissions, dict):
-        allow = permissions.setdefault("allow", [])
-        if isinstance(allow, list) and "mcp__goalkeeper" not in allow:
-            allow.append("mcp__goalkeeper")
-    return data
-
-
-def installed_claude_settings(project: Path, home: Path) -> Path | None:
-    """The settings file that already runs goalkeeper's hooks (an install), if any."""
-    from goalkeeper.hosts.claude_settings import (
-        Scope,
-        SettingsError,
-        is_goalkeeper_command,
-        read_json_object,
-        settings_path,
-    )
-
-    scopes: tuple[Scope, ...] = ("local", "project", "user")
-    for scope in scopes:
-        path = settings_path(scope, project, home)
-        try:
-            hooks = read_json_object(path).get("hooks")
-        except SettingsError:
-            continue
-        groups = hooks.values() if isinstance(hooks, dict) else ()
-        for group in (g for groups_ in groups if isinstance(groups_, list) for g in groups_):
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else ():
-                if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
-                    return path
-    return None
-
-
-def claude_argv(
-    argv: Sequence[str], settings_file: Path, mcp_file: Path, max_turns: int | None
-) -> tuple[list[str], str | None]:
-    """The command with goalkeeper's options right after the program (``--mcp-config`` takes
-    several values, so ``--settings`` follows it to end them), a ``--session-id`` of our own
-    unless the user chose the session, and the session id when it is known."""
-    head = 2 if _program_name(argv[0]) in ("node", "bun", "deno") else 1
-    rest = _without_option(list(argv[head:]), "--settings")
-    ours = ["--mcp-config", str(mcp_file), "--settings", str(settings_file)]
-    session: str | None = None
-    if not any(a.split("=", 1)[0] in _CLAUDE_SESSION_FLAGS for a in rest):
-        session = str(uuid.uuid4())
-        ours += ["--session-id", session]
-    else:
-        session = _option_value(rest, "--session-id")
-    if max_turns is not None and _option_value(rest, "--max-turns") is None:
-        ours += ["--max-turns", str(max_turns)]
-    return [*argv[:head], *ours, *rest], session
-
-
-def run_claude(
-    project: Path,
-    argv: Sequence[str],
-    max_turns: int | None,
-    limit_s: float | None,
-    as_json: bool,
-) -> tuple[AgentExit, str | None]:
-    from goalkeeper.cli.install import mcp_argv
-    from goalkeeper.hosts.claude_settings import (
-        BLOCK_CAP_VAR,
-        SettingsError,
-        add_mcp_server,
-        read_json_object,
-    )
-
-    home = Path(os.environ.get("HOME") or Path.home())
-    try:
-        given = _option_value(list(argv[1:]), "--settings")
-        user_settings = _settings_value(given, read_json_object) if given is not None else {}
-        settings = claude_settings(project, home, user_settings)
-        mcp, _, _ = add_mcp_server({}, mcp_argv())
-    except SettingsError as exc:
-        raise RunError(str(exc)) from exc
-    installed = installed_claude_settings(project, home)
-    if installed is not None:
-        click.echo(f"goalkeeper: using the goalkeeper installed in {installed}", err=True)
-    env = dict(os.environ)
-    cap = (settings.get("env") or {}).get(BLOCK_CAP_VAR)
-    if cap is not None:  # also in the process: the settings' env is the user's to override
-        env[BLOCK_CAP_VAR] = str(cap)
-    with tempfile.TemporaryDirectory(prefix="goalkeeper-run-") as tmp:
-        settings_file, mcp_file = Path(tmp) / "settings.json", Path(tmp) / "mcp.json"
-        settings_file.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        mcp_file.write_text(json.dumps(mcp, indent=2), encoding="utf-8")
-        command, session = claude_argv(argv, settings_file, mcp_file, max_turns)
-        return run_process(command, project, env, limit_s, as_json), session
-
-
-def _settings_value(value: str, read: Any) -> dict[str, Any]:
-    """``--settings`` takes a file or a JSON string, as Claude Code does."""
-    if value.lstrip().startswith("{"):
-        try:
-            data = json.loads(value)
-        except ValueError as exc:
-            raise RunError(f"--settings is not valid JSON ({exc})") from exc
-        if not isinstance(data, dict):
-            raise RunError("--settings does not hold a JSON object")
-        return data
-    found: dict[str, Any] = read(Path(value))
-    return found
-
-
-def _option_value(args: Sequence[str], name: str) -> str | None:
-    for i, arg in enumerate(args):
-        if arg == name and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith(name + "="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def _without_option(args: list[str], name: str) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == name:
-            skip = True
-        elif not arg.startswith(name + "="):
-            out.append(arg)
-    return out
-
-
-def run_process(
-    argv: Sequence[str], cwd: Path, env: dict[str, str], limit_s: float | None, as_json: bool
-) -> AgentExit:
-    """Run the agent in its own process group (so a time limit ends its children too), its
-    output passed through (to stderr with --json, so stdout holds only goalkeeper's JSON)."""
-    try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=env,
-            stdout=sys.stderr.fileno() if as_json else None,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return AgentExit(False, None, error=f"cannot start {argv[0]}: {exc.strerror or exc}")
-    try:
-        return AgentExit(True, proc.wait(limit_s))
-    except subprocess.TimeoutExpired:
-        _stop_group(proc)
-        minutes = (limit_s or 0) / 60
-        return AgentExit(True, proc.returncode, True, f"stopped after {minutes:g} minutes")
-    except KeyboardInterrupt:
-        _stop_group(proc)
-        return AgentExit(True, proc.returncode, error="interrupted")
-
-
-def _stop_group(proc: subprocess.Popen[bytes]) -> None:
-    for sig, wait in ((signal.SIGTERM, _TERM_GRACE_S), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 # -------------------------------------------------------------------------------------------
@@ -428,7 +227,7 @@ def run_pi_host(
 ) -> tuple[AgentExit, str | None]:
     from goalkeeper.hosts.pi_rpc import PiRunError, PiTimeout
 
-    head = 2 if _program_name(argv[0]) in ("node", "bun", "deno") else 1
+    head = 2 if program_name(argv[0]) in ("node", "bun", "deno") else 1
     args, task = pi_task(argv[head:], prompt)
     try:
         result = pi_session([*argv[:head]], args, task, project, limit_s or 7 * 24 * 3600, as_json)
