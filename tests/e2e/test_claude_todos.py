@@ -205,8 +205,10 @@ def assert_session_handed_over(case: Case, run: Run) -> None:
 # -------------------------------------------------------------------------------------------
 def test_completion_without_evidence_is_refused_then_accepted_with_evidence(case: Case) -> None:
     settings = case.install()
-    assert settings["enabledMcpjsonServers"] == ["goalkeeper"]
-    assert json.loads((case.proj / ".mcp.json").read_text("utf-8"))["mcpServers"]["goalkeeper"]
+    # --local: the server is this user's, in ~/.claude.json under the project (not .mcp.json)
+    assert "enabledMcpjsonServers" not in settings and not (case.proj / ".mcp.json").exists()
+    local = json.loads((case.home / ".claude.json").read_text("utf-8"))["projects"]
+    assert local[str(case.proj)]["mcpServers"]["goalkeeper"]
     complete_bare = {"action": "update", "id": 1, "status": "completed"}
     complete_proven = {**complete_bare, "metadata": {"evidence": EFFECT}}
     rules: list[dict[str, Any]] = [
