@@ -246,3 +246,43 @@ def test_run_errors_exit_3_and_json_says_why(
     assert run(["-C", str(tmp_path), "run", "--json", "--host", "claude", "--", missing]) == 3
     assert json.loads(capsys.readouterr().out)["reason"].startswith("cannot start ")
     assert not (tmp_path / ".claude").exists() and not (tmp_path / ".mcp.json").exists()
+
+
+def test_the_time_limit_ends_the_agent_and_its_children(tmp_path: Path) -> None:
+    """--max-minutes: the agent's process group is stopped, and the run counts as cut."""
+    import time
+
+    from goalkeeper.cli.run_agent import run_process
+
+    child = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {child}; wait"
+    t0 = time.monotonic()
+    exited = run_process(["/bin/sh", "-c", script], tmp_path, {"PATH": "/bin:/usr/bin"}, 0.5, False)
+    assert time.monotonic() - t0 < 15
+    assert (
+        exited.started
+        and exited.timed_out
+        and exited.error == ("the time limit (--max-minutes) stopped the agent after 0.5 s")
+    )
+    pid = int(child.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.05)
+    status = Path(f"/proc/{pid}/status")
+    assert not status.exists() or "State:\tZ" in status.read_text()
+
+
+def test_without_json_the_outcome_and_its_proof_go_to_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """stdout stays the agent's; goalkeeper's verdict is one line, then one line per run."""
+    from goalkeeper.cli.run_cmd import _report
+
+    _report(decide(proven_run().entries, "none", OK), "claude", False)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "goalkeeper: done and proven (exit 0): goal proven: x",
+        "  proof (goal): `pytest -q` exit 0, 0.42 s, output sha256 abababababab…",
+        "  continuations: 1",
+    ]

@@ -53,8 +53,8 @@ def run_process(
         return AgentExit(True, proc.wait(limit_s))
     except subprocess.TimeoutExpired:
         _stop_group(proc)
-        minutes = (limit_s or 0) / 60
-        return AgentExit(True, proc.returncode, True, f"stopped after {minutes:g} minutes")
+        why = f"the time limit (--max-minutes) stopped the agent after {limit_s or 0:g} s"
+        return AgentExit(True, proc.returncode, True, why)
     except KeyboardInterrupt:
         _stop_group(proc)
         return AgentExit(True, proc.returncode, error="interrupted")

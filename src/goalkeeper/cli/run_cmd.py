@@ -278,7 +278,8 @@ def _report(outcome: RunOutcome, host: str, as_json: bool) -> None:
         return
     words = {"done": "done and proven", "not_done": "not done", "blocked": "blocked on you"}
     said = words.get(outcome.outcome, "error")
-    click.echo(f"goalkeeper: {said} (exit {outcome.exit_code}): {outcome.reason}", err=True)
+    reason = outcome.reason.removeprefix("goalkeeper: ")
+    click.echo(f"goalkeeper: {said} (exit {outcome.exit_code}): {reason}", err=True)
     for run in outcome.proof:
         command = run.get("command") or " ".join(shlex.quote(a) for a in run.get("argv") or [])
         detail = f"exit {run['exit']}" if "exit" in run else str(run.get("verdict", ""))
