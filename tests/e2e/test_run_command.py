@@ -168,6 +168,22 @@ def test_run_exits_1_when_max_turns_stops_the_agent_early(case: Case) -> None:
     assert_nothing_installed(case)
 
 
+def test_a_second_run_with_the_same_goal_works_on_it_and_proves_it(case: Case) -> None:
+    """A CI job runs again after a run that was not done: the same --goal is the goal the user
+    set, still open, so it is kept (its round count and last failure too: stopping again with
+    the same failure would pause it) rather than refused as 'another goal is active'."""
+    write_project(case)
+    first = gk_run(case, fix_rules(case), ["--goal", GOAL, "--max-turns", "1"])
+    assert first.returncode == 1, first.describe()
+    fix_first = [fix_rules(case)[0], {**fix_rules(case)[1], "when": {}}]
+    again = gk_run(case, fix_first, ["--goal", GOAL])
+    assert again.returncode == 0, again.describe()
+    assert "goalkeeper: the goal is already set" in again.stderr, again.describe()
+    assert again.rules == ["fix", "wrap-up"], again.describe()
+    assert [p["exit"] for p in again.result["proof"]] == [0], again.describe()
+    assert_nothing_installed(case)
+
+
 PLAN = """\
 ## SWOT
 S: a small calculator with tests

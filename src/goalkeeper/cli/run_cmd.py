@@ -189,6 +189,9 @@ def _set_goal(ctx: click.Context, text: str, verify: tuple[str, ...], as_json: b
     from goalkeeper.cli.goal import set_command
 
     out = sys.stderr if as_json else sys.stdout
+    if _goal_already_set(ctx.obj.project, text.strip(), verify):  # a CI job's second run
+        click.echo(f"goalkeeper: the goal is already set ({text.strip()}); working on it", err=True)
+        return
     with contextlib.redirect_stdout(out):
         code = ctx.invoke(
             set_command,
@@ -202,6 +205,25 @@ def _set_goal(ctx: click.Context, text: str, verify: tuple[str, ...], as_json: b
         )
     if code != 0:
         raise RunError("the goal was not set as asked (see above); the agent was not started")
+
+
+def _goal_already_set(project: Path, objective: str, verify: tuple[str, ...]) -> bool:
+    """The user approved this very goal already and it is still open: the promise in
+    goalkeeper's store says so (GOAL.md is the agent's to edit, so it is not asked)."""
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.trust import current_promise
+
+    if not (project / ".goalkeeper").is_dir():
+        return False
+    store = Store(project)
+    try:
+        with store.transaction() as conn:
+            promise = current_promise(conn, None)
+    finally:
+        store.close()
+    if promise is None or not promise.open or promise.objective != objective:
+        return False
+    return not verify or promise.verify == verify
 
 
 # -------------------------------------------------------------------------------------------
