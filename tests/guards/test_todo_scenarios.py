@@ -273,7 +273,7 @@ def test_s05_static_guideline_once_per_session_start(tmp_path: Path) -> None:
     """S5: the L1 guideline is a static ``Advise`` of the todos guard on ``SessionStart`` (Pi
     appends it to promptGuidelines at before_agent_start): exactly one copy per session start,
     byte-identical across sessions and resumes, and never repeated per run."""
-    guideline = make_say("zh")("todo.guideline")
+    guideline = make_say("zh")("todo.guideline", todo_tool="todo")  # Pi names it todo
     assert "Todo 义务" in guideline
     guard = TodosGuard()
     verdict = guard.on_event(SessionStart(SID), guard.initial_state(), context(lang="zh"))

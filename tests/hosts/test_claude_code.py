@@ -431,6 +431,7 @@ def test_under_the_plugin_the_model_hears_the_plugins_tool_names(project: Path) 
     said = answer(payload("session_start.json", project), project, CLAUDE_PLUGIN_ROOT="/plugin")
     context = said["hookSpecificOutput"]["additionalContext"]
     assert "mcp__plugin_goalkeeper_goalkeeper__workflow" in context
-    assert "mcp__goalkeeper__workflow" not in context
+    assert "mcp__plugin_goalkeeper_goalkeeper__todo" in context
+    assert "mcp__goalkeeper__" not in context
     plain = answer(payload("session_start.json", project, session_id="other"), project)
     assert "mcp__goalkeeper__workflow" in plain["hookSpecificOutput"]["additionalContext"]

@@ -165,7 +165,8 @@ class TodosGuard:
         if isinstance(event, TurnEnd):
             return on_turn_end(state, ctx)
         if isinstance(event, SessionStart):
-            return Verdict((Advise(ctx.say("todo.guideline"), static=True),))
+            text = ctx.say("todo.guideline", todo_tool=_todo_tool(ctx))  # static per host
+            return Verdict((Advise(text, static=True),))
         return Verdict()
 
 
@@ -175,7 +176,8 @@ def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
         return on_todo_call(ev, s, ctx)
     if ev.name in NATIVE_TODO_TOOLS and _native_completion(ev):
         guide = ctx.say("evidence.guide")
-        block = Block(ctx.say("todo.native_refused", tool=ev.name, guide=guide))
+        text = ctx.say("todo.native_refused", tool=ev.name, guide=guide, todo_tool=_todo_tool(ctx))
+        block = Block(text)
         record = Record("todo_refused", {"tool": ev.name, "reason": "native"})
         return Verdict((block, record), replace(s, native_refused=ev.name))
     return Verdict(state=s)
@@ -255,3 +257,9 @@ def _native_completion(ev: ToolCall) -> bool:
     return isinstance(todos, list) and any(
         isinstance(t, Mapping) and t.get("status") == "completed" for t in todos
     )
+
+
+def _todo_tool(ctx: Context) -> str:
+    """The todo tool as the host names it (Claude Code: ``mcp__goalkeeper__todo``, or the
+    plugin's ``mcp__plugin_goalkeeper_goalkeeper__todo``; Pi: ``todo``)."""
+    return ctx.tool_names.get(TODO_TOOL, TODO_TOOL)

@@ -83,8 +83,8 @@ MESSAGES: dict[str, str] = {
     "todo.tool.snippet": "goalkeeper 的 todo 树：可验证的 todo；标完成必须附证据",
     "todo.tool.description": 'goalkeeper 的本会话 todo 树。复杂任务先拆 todo（每项是一个可独立验证的结果）；树形任务用 metadata.parentId；metadata.gate 声明硬门禁（"test"：一条通过的 cmd 证据，"audit"：一条 review 证据），声明后不能移除。标 completed 必须附 metadata.evidence：{{"kind":"state","evidence":[{{"type":"file","path":"src/a.py","op":"edit"}}]}}、{{"kind":"runnable","evidence":[{{"type":"cmd","cmd":"pytest -q","exit":0}}]}} 或 {{"kind":"effect","evidence":[]}}。goalkeeper 会核对声称改动的文件自 todo 创建以来确有变化，并重跑 test 门禁任务的测试命令：它必须是按原样运行的已批准测试命令（整套测试，不加测试路径或 -k），且至少执行一个测试；effect 证据不能完成带门禁的 todo。树小时回复列出整棵树；超过几十项后给出各状态计数和接下来的未完成项（summary），用 get 按 id 读取任一项。',
     # -- static guideline (L1) and native todo tools -------------------------------------------
-    "todo.guideline": "Todo 义务（goalkeeper）：复杂任务（多文件/3+ 步骤/长任务）开始前先用 goalkeeper 的 todo 工具（Claude Code 中为 mcp__goalkeeper__todo，Pi 中为 todo，shell 中为 goalkeeper todo）拆 todo，每项是一个可独立验证的结果（≤ 一句话）；小任务（单文件小改/问答）无需列。标 todo completed 必须附 metadata.evidence（state→file 证据 / runnable→cmd 证据 / effect 留人工验收）；树形任务：父 completed 前子项必须全 completed。",
-    "todo.native_refused": "goalkeeper: 不要用 {tool} 把任务标为完成——完成需要证据，请改用 goalkeeper 的 todo 工具（mcp__goalkeeper__todo，或 shell 里的 `goalkeeper todo`）：\n{guide}",
+    "todo.guideline": "Todo 义务（goalkeeper）：复杂任务（多文件/3+ 步骤/长任务）开始前先用 goalkeeper 的 todo 工具（{todo_tool}；shell 中为 goalkeeper todo）拆 todo，每项是一个可独立验证的结果（≤ 一句话）；小任务（单文件小改/问答）无需列。标 todo completed 必须附 metadata.evidence（state→file 证据 / runnable→cmd 证据 / effect 留人工验收）；树形任务：父 completed 前子项必须全 completed。",
+    "todo.native_refused": "goalkeeper: 不要用 {tool} 把任务标为完成——完成需要证据，请改用 goalkeeper 的 todo 工具（{todo_tool}，或 shell 里的 `goalkeeper todo`）：\n{guide}",
     # -- pi-todone 的环境变量（spec §10 envNumber）-------------------------------------------------
     "todo.env.invalid": "[goalkeeper] 环境变量 {name}={raw} 非法，回退默认 {kept}",
     "todo.env.blank": "[goalkeeper] 环境变量 {name}={raw} 非法（空白），回退默认 {kept}",
