@@ -224,6 +224,21 @@ def test_an_installed_goalkeeper_serves_instead_of_a_second_set_of_hooks(tmp_pat
     assert "hooks" not in data and data["permissions"]["allow"] == ["mcp__goalkeeper"]
 
 
+def test_the_goalkeeper_plugin_serves_instead_of_a_second_set_of_hooks(tmp_path: Path) -> None:
+    """The plugin enabled in the user's settings (``goalkeeper@<marketplace>``) has its own
+    hooks: the run adds none; a disabled plugin or another plugin does not count."""
+    home = tmp_path / "home"
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"goalkeeper@goalkeeper": True}}), "utf-8")
+    assert "hooks" not in claude_settings(tmp_path, home, {})
+    settings.write_text(
+        json.dumps({"enabledPlugins": {"goalkeeper@goalkeeper": False, "other@x": True}}),
+        "utf-8",
+    )
+    assert "Stop" in claude_settings(tmp_path, home, {})["hooks"]
+
+
 def test_pi_takes_its_task_from_the_print_message() -> None:
     assert pi_task(["--no-session", "-p", "Fix it."], None) == (["--no-session"], "Fix it.")
     assert pi_task(["-p", "ignored?"], "The task.") == (["ignored?"], "The task.")

@@ -45,7 +45,9 @@ def claude_settings(project: Path, home: Path, user_settings: dict[str, Any]) ->
 
 
 def installed_claude_settings(project: Path, home: Path) -> Path | None:
-    """The settings file that already runs goalkeeper's hooks (an install), if any."""
+    """The settings file that already runs goalkeeper's hooks (a settings install, or the
+    Claude Code plugin enabled there: ``enabledPlugins["goalkeeper@<marketplace>"]``), if any."""
+    from goalkeeper.hosts.claude_plugin import PLUGIN_NAME
     from goalkeeper.hosts.claude_settings import (
         Scope,
         SettingsError,
@@ -58,9 +60,16 @@ def installed_claude_settings(project: Path, home: Path) -> Path | None:
     for scope in scopes:
         path = settings_path(scope, project, home)
         try:
-            hooks = read_json_object(path).get("hooks")
+            settings = read_json_object(path)
         except SettingsError:
             continue
+        plugins = settings.get("enabledPlugins")
+        if isinstance(plugins, dict) and any(
+            str(key).startswith(f"{PLUGIN_NAME}@") and value is True
+            for key, value in plugins.items()
+        ):
+            return path
+        hooks = settings.get("hooks")
         groups = hooks.values() if isinstance(hooks, dict) else ()
         for group in (g for groups_ in groups if isinstance(groups_, list) for g in groups_):
             handlers = group.get("hooks") if isinstance(group, dict) else None
