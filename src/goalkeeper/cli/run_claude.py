@@ -44,10 +44,19 @@ def claude_settings(project: Path, home: Path, user_settings: dict[str, Any]) ->
     return data
 
 
+def plugin_enabled(settings: dict[str, Any]) -> bool:
+    """Whether these settings enable goalkeeper's Claude Code plugin (from any marketplace)."""
+    from goalkeeper.hosts.claude_plugin import PLUGIN_NAME
+
+    plugins = settings.get("enabledPlugins")
+    return isinstance(plugins, dict) and any(
+        str(key).startswith(f"{PLUGIN_NAME}@") and value is True for key, value in plugins.items()
+    )
+
+
 def installed_claude_settings(project: Path, home: Path) -> Path | None:
     """The settings file that already runs goalkeeper's hooks (a settings install, or the
     Claude Code plugin enabled there: ``enabledPlugins["goalkeeper@<marketplace>"]``), if any."""
-    from goalkeeper.hosts.claude_plugin import PLUGIN_NAME
     from goalkeeper.hosts.claude_settings import (
         Scope,
         SettingsError,
@@ -63,11 +72,7 @@ def installed_claude_settings(project: Path, home: Path) -> Path | None:
             settings = read_json_object(path)
         except SettingsError:
             continue
-        plugins = settings.get("enabledPlugins")
-        if isinstance(plugins, dict) and any(
-            str(key).startswith(f"{PLUGIN_NAME}@") and value is True
-            for key, value in plugins.items()
-        ):
+        if plugin_enabled(settings):
             return path
         hooks = settings.get("hooks")
         groups = hooks.values() if isinstance(hooks, dict) else ()
@@ -119,10 +124,12 @@ def run_claude(
         given = _option_value(list(argv[1:]), "--settings")
         user_settings = _settings_value(given, read_json_object) if given is not None else {}
         settings = claude_settings(project, home, user_settings)
-        mcp, _, _ = add_mcp_server({}, mcp_argv())
+        installed = installed_claude_settings(project, home)
+        # the plugin serves its own MCP tools: a second server would offer every tool twice
+        by_plugin = installed is not None and plugin_enabled(read_json_object(installed))
+        mcp = {"mcpServers": {}} if by_plugin else add_mcp_server({}, mcp_argv())[0]
     except SettingsError as exc:
         raise RunError(str(exc)) from exc
-    installed = installed_claude_settings(project, home)
     if installed is not None:
         click.echo(f"goalkeeper: using the goalkeeper installed in {installed}", err=True)
     env = dict(os.environ)
