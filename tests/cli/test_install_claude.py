@@ -176,7 +176,8 @@ def test_reinstall_replaces_an_older_versions_absolute_command(
     gk(capsys, "install", "claude")
     after = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     stops = [h["command"] for g in after["hooks"]["Stop"] for h in g["hooks"]]
-    assert len(stops) == 1 and stops[0].startswith("sh -c ") and "/old/" not in stops[0]
+    assert len(stops) == 1 and stops[0].startswith("# goalkeeper hook claude")
+    assert "/old/" not in stops[0]
     server = json.loads((project / ".mcp.json").read_text("utf-8"))["mcpServers"]["goalkeeper"]
     assert server["command"] == "sh"
     gk(capsys, "uninstall", "claude")

@@ -94,7 +94,7 @@ def install_command(
     that Claude Code's limit of 8 Stop blocks in a row without a tool call never ends a loop
     before goalkeeper's rules do. Running it again changes nothing.
 
-    The commands written name no path of this machine: a short `sh -c` launcher finds
+    The commands written name no path of this machine: a short POSIX shell launcher finds
     goalkeeper when it runs ($GOALKEEPER_PYTHON, then `goalkeeper` on PATH outside the
     project; --local and --user also name this Python) and, where there is none, tells the
     user in one line and lets the session go on. Files under the project are never run.

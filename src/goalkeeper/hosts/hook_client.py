@@ -32,14 +32,20 @@ raw payload; the client then shuts its side down. Reply: ``STALE``, ``OFF`` or `
 (not taken), or ``OK`` / the answer's length in bytes / the answer; each line ends with LF.
 """
 
-from __future__ import annotations
-
-import os
 import sys
+
+# ``posix``, not ``os``: os costs as much again as the rest of the client (its ``environ``
+# mapping, ``posixpath``, ``_collections_abc``), and the lean launcher starts Python without
+# ``site``, which would otherwise have imported it. No ``from __future__`` either (a module too).
+if sys.platform == "win32":  # no posix module; there is no server path there anyway
+    import os as _os
+else:
+    import posix as _os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing would cost more than this whole client
     from _socket import socket as Socket
+    from collections.abc import Mapping
     from typing import BinaryIO
 
 PROTOCOL = b"GK2"
@@ -69,30 +75,31 @@ def runtime_dir() -> str:
     """The folder for sockets: ``$GOALKEEPER_RUNTIME_DIR`` (an absolute path), else
     ``$XDG_RUNTIME_DIR/goalkeeper``, else ``/tmp/goalkeeper-<uid>``. It may not be private:
     ``runtime_problem`` tells."""
-    override = os.environ.get(RUNTIME_DIR_VAR)
+    environ = process_environ()
+    override = environ.get(RUNTIME_DIR_VAR)
     if override:
         return override
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    if base and os.path.isdir(base):
-        return os.path.join(base, "goalkeeper")
-    return os.path.join("/tmp", f"goalkeeper-{os.getuid()}")
+    base = environ.get("XDG_RUNTIME_DIR")
+    if base and _isdir(base):
+        return _join(base, "goalkeeper")
+    return f"/tmp/goalkeeper-{_os.getuid()}"
 
 
 def runtime_problem(directory: str) -> tuple[str, int, int] | None:
     """Why ``directory`` is not private to this user, as (path, owner uid, ``st_mode``) of the
     folder, or of its parent when another user could rename the folder away there; None when it
     is private or does not exist yet. Two ``stat`` calls: this runs on every hook."""
-    uid = os.getuid()
-    parent = os.path.dirname(os.path.abspath(directory))
+    uid = _os.getuid()
+    parent = _parent(directory)
     try:
-        st = os.stat(parent)  # the parent may be a symlink (macOS: /tmp → /private/tmp)
+        st = _os.stat(parent)  # the parent may be a symlink (macOS: /tmp → /private/tmp)
     except OSError:
         return None  # nothing to connect to; creating the folder will fail and say so
     # 0o022: group or other may write; 0o1000: the sticky bit, which limits renames to owners
     if st.st_uid not in (0, uid) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
         return parent, st.st_uid, st.st_mode
     try:
-        st = os.lstat(directory)
+        st = _os.lstat(directory)
     except FileNotFoundError:
         return None
     except OSError:
@@ -107,7 +114,7 @@ def make_runtime_dir(directory: str) -> tuple[str, int, int] | None:
     """Create ``directory`` private to this user (atomically, mode 0700), or accept it when it
     exists and is private; the problem otherwise, as ``runtime_problem`` says it."""
     try:
-        os.mkdir(directory, 0o700)
+        _os.mkdir(directory, 0o700)
     except FileExistsError:
         pass
     except OSError:
@@ -119,10 +126,10 @@ def open_private(path: str, flags: int) -> int:
     """A file descriptor for ``path`` in the runtime folder: never through a symlink, created
     with mode 0600, and only if it is a regular file of this user (``O_NONBLOCK``: a FIFO
     there cannot hang the open). Raises ``OSError``."""
-    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
-    st = os.fstat(fd)
-    if st.st_mode & 0o170000 != 0o100000 or st.st_uid != os.getuid():  # a regular file
-        os.close(fd)
+    fd = _os.open(path, flags | _os.O_NOFOLLOW | _os.O_CLOEXEC | _os.O_NONBLOCK, 0o600)
+    st = _os.fstat(fd)
+    if st.st_mode & 0o170000 != 0o100000 or st.st_uid != _os.getuid():  # a regular file
+        _os.close(fd)
         raise PermissionError(f"{path} is not a regular file of this user")
     return fd
 
@@ -132,7 +139,7 @@ def peer_credentials_supported() -> bool:
     return sys.platform.startswith("linux") or sys.platform == "darwin"
 
 
-def peer_uid(sock: Socket) -> int | None:
+def peer_uid(sock: "Socket") -> "int | None":
     """The uid of the process at the other end of a connected Unix socket (for a client: the
     server's, as it was when it called ``listen``); None when the platform cannot tell."""
     import _socket
@@ -165,10 +172,10 @@ def server_key(installation: str, project: str) -> str:
 
 
 def socket_path(installation: str, project: str) -> str:
-    return os.path.join(runtime_dir(), server_key(installation, project) + ".sock")
+    return _join(runtime_dir(), server_key(installation, project) + ".sock")
 
 
-def forwarded_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+def forwarded_env(environ: "Mapping[str, str]") -> dict[str, str]:
     """The variables that can change an answer: goalkeeper's (and pi-todone's) settings and
     the two of Claude Code's the engine reads. Never the rest of ``CLAUDE_*`` (tokens)."""
     return {
@@ -182,8 +189,8 @@ def forwarded_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
 
 
 def encode_request(host: str, cwd: str, env: dict[str, str], payload: bytes) -> bytes:
-    lines = [PROTOCOL, b"host\t" + host.encode(), b"cwd\t" + os.fsencode(cwd)]
-    lines += [b"env\t" + os.fsencode(k) + b"=" + os.fsencode(v) for k, v in env.items()]
+    lines = [PROTOCOL, b"host\t" + host.encode(), b"cwd\t" + _fsencode(cwd)]
+    lines += [b"env\t" + _fsencode(k) + b"=" + _fsencode(v) for k, v in env.items()]
     return b"\n".join(lines) + b"\n\n" + payload
 
 
@@ -198,10 +205,10 @@ def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
         if key == b"host":
             host = value.decode()
         elif key == b"cwd":
-            cwd = os.fsdecode(value)
+            cwd = _fsdecode(value)
         elif key == b"env":
             name, _, val = value.partition(b"=")
-            env[os.fsdecode(name)] = os.fsdecode(val)
+            env[_fsdecode(name)] = _fsdecode(val)
     return host, cwd, env, payload
 
 
@@ -212,8 +219,8 @@ def frame_answer(answer: bytes) -> bytes:
 
 def run_client(
     args: list[str],
-    stdin: BinaryIO | None = None,
-    stdout: BinaryIO | None = None,
+    stdin: "BinaryIO | None" = None,
+    stdout: "BinaryIO | None" = None,
 ) -> int:
     """Answer one hook event on stdout. Exit 0 with an answer, or 1 (a non-blocking hook error
     in every host) for a usage mistake; never 2, which would block the agent."""
@@ -225,8 +232,8 @@ def run_client(
         )
         return 1
     raw = (stdin or sys.stdin.buffer).read(MAX_INPUT_BYTES + 1)
-    env = forwarded_env(os.environ)
-    cwd = os.getcwd()
+    env = forwarded_env(process_environ())
+    cwd = _os.getcwd()
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
     spawn = False
     transport: tuple[str, str, int, int] | None = None  # why the warm engine is off
@@ -236,7 +243,7 @@ def run_client(
         if problem is not None:
             transport = (UNSAFE_FOLDER, *problem)
         else:
-            path = os.path.join(directory, server_key(sys.prefix, project) + ".sock")
+            path = _join(directory, server_key(sys.prefix, project) + ".sock")
             timeout = STOP_ANSWER_TIMEOUT_S if b'"Stop"' in raw else ANSWER_TIMEOUT_S
             try:
                 reply = ask_server(path, encode_request(host, cwd, env, raw), timeout)
@@ -288,7 +295,7 @@ def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> 
         except OSError:
             return None
         uid = peer_uid(sock)
-        if uid != os.getuid():
+        if uid != _os.getuid():
             raise ForeignServer(-1 if uid is None else uid)
         chunks: list[bytes] = []
         try:
@@ -307,7 +314,7 @@ def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> 
     return decode_reply(b"".join(chunks))
 
 
-def decode_reply(data: bytes) -> bytes | None:
+def decode_reply(data: bytes) -> "bytes | None":
     """The answer in a server's reply; None when the request was not taken; the fail-open
     answer when it was taken and the answer is missing or incomplete."""
     if not data or data.startswith((b"STALE\n", b"OFF\n", b"ERR ")):
@@ -330,3 +337,47 @@ def _no_answer() -> bytes:
         b'{"systemMessage": "goalkeeper: the engine process did not answer in time; '
         b'the agent was not blocked."}'
     )
+
+
+def process_environ() -> "Mapping[str, str]":
+    """The environment: ``os.environ`` once ``os`` is loaded (it may have been changed through
+    it), else the process's own, decoded as ``os`` would decode it."""
+    loaded = sys.modules.get("os")
+    if loaded is not None or not hasattr(_os, "environ"):
+        import os
+
+        return os.environ
+    return {_fsdecode(k): _fsdecode(v) for k, v in _os.environ.items()}
+
+
+def _fsencode(text: str) -> bytes:
+    return text.encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def _fsdecode(data: bytes) -> str:
+    return data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def _join(folder: str, name: str) -> str:
+    return folder + name if folder.endswith("/") else f"{folder}/{name}"
+
+
+def _isdir(path: str) -> bool:
+    try:
+        return _os.stat(path).st_mode & 0o170000 == 0o040000
+    except (OSError, ValueError):
+        return False
+
+
+def _parent(path: str) -> str:
+    """``os.path.dirname(os.path.abspath(path))`` without ``os.path``."""
+    if not path.startswith("/"):
+        path = _join(_os.getcwd(), path)
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part and part != ".":
+            parts.append(part)
+    return "/" + "/".join(parts[:-1])

@@ -1,11 +1,11 @@
 """The portable command Claude Code runs for goalkeeper's hooks and MCP server.
 
 Files a team commits (``.claude/settings.json``, ``.mcp.json``, a plugin's ``hooks.json``) must
-name no path of one machine, so the command is a short POSIX ``sh -c`` launcher that finds
+name no path of one machine, so the command is a short POSIX shell launcher that finds
 goalkeeper when it runs::
 
-    sh -c '<LAUNCHER>' goalkeeper hook claude      # a hook
-    sh -c '<LAUNCHER>' goalkeeper mcp              # the MCP server
+    # goalkeeper hook claude …    # a hook: the script itself (Claude Code runs it with sh -c)
+    sh -c '<LAUNCHER>' goalkeeper mcp   # the MCP server (Claude Code runs argv directly)
 
 Resolution, first match wins:
 
@@ -43,7 +43,6 @@ builtins.
 from __future__ import annotations
 
 import re
-import shlex
 
 NOT_INSTALLED = (
     "goalkeeper is not installed: install it (uv tool install goalkeeper, or pipx install "
@@ -77,7 +76,8 @@ def launcher_script(python: str | None = None) -> str:
         raise ValueError(f"an interpreter path with a quote or a newline: {python!r}")
     notice_json = '{"systemMessage": "' + NOT_INSTALLED.replace("`", "") + '"}'
     lines = [
-        "p=$GOALKEEPER_PYTHON g= r=$CLAUDE_PROJECT_DIR",
+        # quoted: `claude plugin validate` warns on an unquoted $CLAUDE_PROJECT_DIR
+        'p="$GOALKEEPER_PYTHON" g= r="$CLAUDE_PROJECT_DIR"',
         *([f'[ -n "$p" ] || p={_dq(python)}'] if python else []),
         '[ -n "$r" ] || r=$PWD',
         'if [ -z "$p" ]; then',
@@ -127,10 +127,18 @@ def launcher_script(python: str | None = None) -> str:
 
 def hook_command(host: str = "claude", python: str | None = None) -> str:
     """The launcher's public entry point for hooks: the one command string to register for
-    every hook event of ``host`` (Claude Code runs it through a shell; ``sh -c`` keeps it
-    POSIX whatever the user's shell). ``python`` bakes in a fallback interpreter: only for
-    settings that are never committed."""
-    return f"sh -c {shlex.quote(launcher_script(python))} goalkeeper hook {host}"
+    every hook event of ``host``. ``python`` bakes in a fallback interpreter: only for
+    settings that are never committed.
+
+    Claude Code runs a hook command with ``/bin/sh -c`` (checked on 2.1.332: dash on Debian),
+    so the command is the POSIX script itself, not ``sh -c '…'`` inside that shell: a second
+    shell would cost a tenth of Python's start-up on every event. Its first line names it
+    (``is_goalkeeper_command`` recognises it by that line) and ``set --`` gives the script the
+    arguments ``sh -c`` would have."""
+    if not host.isalnum():
+        raise ValueError(f"not a host name: {host!r}")
+    head = f"# goalkeeper hook {host}: finds goalkeeper when it runs (goalkeeper install --help)"
+    return f"{head}\nset -- hook {host}\n{launcher_script(python)}"
 
 
 def mcp_argv(python: str | None = None) -> list[str]:
