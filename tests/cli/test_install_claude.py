@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -199,3 +200,33 @@ def test_a_server_the_user_put_under_the_name_is_not_removed(
     (home / ".claude.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     gk(capsys, "uninstall", "claude", "--user")
     assert claude_json(home)["mcpServers"] == {"goalkeeper": mine}
+
+
+def test_a_user_install_leaves_nothing_in_home_after_uninstall(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--user into a home with only Claude Code's ~/.claude.json: uninstall removes the
+    ~/.claude/ folder, the commands and the receipt folder install created."""
+    _, home = dirs
+    (home / ".claude.json").write_text(json.dumps(CLAUDE_JSON, indent=2), encoding="utf-8")
+    before = tree(home)
+    gk(capsys, "install", "claude", "--user")
+    assert (home / ".claude" / "settings.json").is_file()
+    assert (home / ".goalkeeper").is_dir()
+    gk(capsys, "uninstall", "claude", "--user")
+    assert tree(home) == before
+
+
+def test_install_says_whether_the_hooks_will_find_goalkeeper(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The committed hooks find goalkeeper at run time: install runs the launcher as Claude
+    Code will and says so, with how to fix it when it would not find it."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert gk(capsys, "install", "claude")["goalkeeper_found"] is False
+    assert run(["install", "claude"]) == 0
+    assert "GOALKEEPER_PYTHON=" in capsys.readouterr().out
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    assert gk(capsys, "install", "claude")["goalkeeper_found"] is True
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert gk(capsys, "install", "claude", "--local")["goalkeeper_found"] is True  # baked in
