@@ -186,7 +186,7 @@ def test_old_and_new_commands_are_both_recognised() -> None:
     assert is_goalkeeper_command("'/venv/bin/python' -m goalkeeper hook claude")
     assert is_goalkeeper_command("/venv/bin/python3 -m goalkeeper hook claude")
     with pytest.raises(ValueError):
-        hook_command("/it's/python")
+        hook_command("/new\nline/python")
 
 
 def test_the_launcher_forks_nothing_but_python(tmp_path: Path) -> None:

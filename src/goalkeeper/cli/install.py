@@ -278,7 +278,7 @@ def baked_python(scope: Scope, project: Path) -> str | None:
     if scope == "project":
         return None
     python = sys.executable
-    if "'" in python or "\n" in python:
+    if "\n" in python:
         return None
     if scope == "local" and _inside(Path(python), project):
         return None

@@ -58,7 +58,7 @@ LEAN_CODE = (
 """The ``-S -c`` client: argv is (venv prefix, folder holding ``goalkeeper``, ``hook``, host).
 ``sys.prefix`` is set as ``site`` would set it in a virtualenv, because the engine process is
 found by it (``hook_client.server_key``). No quotes, ``$``, backslash or backtick: it sits in
-double quotes inside the single-quoted script."""
+double quotes in the script."""
 
 _EDITABLE_PTH = ("_goalkeeper.pth", "_editable_impl_goalkeeper.pth")
 """The ``.pth`` files hatchling writes for an editable install (a source folder per line)."""
@@ -72,8 +72,8 @@ def launcher_script(python: str | None = None) -> str:
 
     No ``${NAME}`` or ``${NAME:-default}``: Claude Code expands those itself in MCP server
     arguments (2.1.332, checked), which would change the script before ``sh`` sees it."""
-    if python is not None and ("'" in python or "\n" in python):
-        raise ValueError(f"an interpreter path with a quote or a newline: {python!r}")
+    if python is not None and "\n" in python:  # the fallback is one line of the script
+        raise ValueError(f"an interpreter path with a newline: {python!r}")
     notice_json = '{"systemMessage": "' + NOT_INSTALLED.replace("`", "") + '"}'
     lines = [
         # quoted: `claude plugin validate` warns on an unquoted $CLAUDE_PROJECT_DIR
@@ -116,10 +116,10 @@ def launcher_script(python: str | None = None) -> str:
         "fi",
         'if [ -n "$g" ]; then exec "$g" "$@"; fi',
         'if [ "$1" = hook ]; then',
-        f" echo {_sq_free(notice_json)}",
+        f" echo {_dq(notice_json)}",
         " exit 0",
         "fi",
-        f"echo {_sq_free(NOT_INSTALLED)} >&2",
+        f"echo {_dq(NOT_INSTALLED)} >&2",
         "exit 1",
     ]
     return "\n".join(lines)
@@ -168,10 +168,3 @@ def is_goalkeeper_mcp(server: object) -> bool:
 def _dq(text: str) -> str:
     """``text`` inside double quotes in the shell script."""
     return '"' + re.sub(r'(["$`\\])', r"\\\1", text) + '"'
-
-
-def _sq_free(text: str) -> str:
-    """``text`` as one shell word without single quotes (the script is single-quoted)."""
-    if "'" in text:
-        raise ValueError("no single quotes in launcher text")
-    return _dq(text)
