@@ -45,9 +45,9 @@ from __future__ import annotations
 import re
 
 NOT_INSTALLED = (
-    "goalkeeper is not installed: install it (uv tool install goalkeeper, or pipx install "
-    "goalkeeper) so `goalkeeper` is on PATH, or set GOALKEEPER_PYTHON to a Python that has it; "
-    "the session runs without goalkeeper."
+    "goalkeeper is not installed: put `goalkeeper` on PATH (uv tool install "
+    "/path/to/goalkeeper, or pipx install /path/to/goalkeeper) or set GOALKEEPER_PYTHON to a "
+    "Python that has it; this session runs without goalkeeper."
 )
 """Shown to the user (never to the model) when the launcher finds no goalkeeper."""
 
