@@ -344,3 +344,33 @@ def test_install_pi_writes_a_signed_extension_and_uninstall_removes_only_that(
     code, out, _ = cli(capsys, "install", "pi", "--user", "--json")
     assert json.loads(out)["extension"] == str(project / "agent" / "extensions" / "goalkeeper.ts")
     assert cli(capsys, "install", "pi", "--local")[0] == 2
+
+
+PROTOCOL_COMMANDS = {"hook", "mcp", "bridge", "serve"}
+"""Commands a host runs, which speak its protocol (JSON hook answers, MCP, JSON lines)."""
+
+
+def test_every_command_that_reports_offers_json() -> None:
+    """The README's promise: every command that prints a result has --json (report has
+    --format json); only the protocol commands a host runs do not."""
+    import click
+
+    from goalkeeper.cli.app import _register_commands, cli
+
+    _register_commands()
+    missing: list[str] = []
+
+    def walk(command: click.Command, path: tuple[str, ...]) -> None:
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+            return
+        if path[0] in PROTOCOL_COMMANDS or command.hidden:
+            return
+        names = {o for p in command.params for o in getattr(p, "opts", ())}
+        if "--json" not in names and "--format" not in names:
+            missing.append(" ".join(path))
+
+    for name, command in cli.commands.items():
+        walk(command, (name,))
+    assert missing == []

@@ -44,21 +44,28 @@ def status(app: App, as_json: bool) -> int:
 
 
 @server_group.command("stop")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
-def stop(app: App) -> int:
+def stop(app: App, as_json: bool) -> int:
     """Stop this project's engine process (hooks keep working in-process). Exit 0."""
     from goalkeeper.hosts.hook_server import server_pid
 
     pid = server_pid(app.project)
     if pid is None:
-        click.echo("not running")
+        if as_json:
+            echo_json({"stopped": None, "running": False})
+        else:
+            click.echo("not running")
         return int(ExitCode.OK)
     os.kill(pid, signal.SIGTERM)
     for _ in range(50):
         if server_pid(app.project) is None:
             break
         time.sleep(0.05)
-    click.echo(f"stopped (pid {pid})")
+    if as_json:
+        echo_json({"stopped": pid, "running": server_pid(app.project) is not None})
+    else:
+        click.echo(f"stopped (pid {pid})")
     return int(ExitCode.OK)
 
 
