@@ -157,7 +157,7 @@ MESSAGES: dict[str, str] = {
     "hook.block_cap_low": (
         "goalkeeper: CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} is below the {n} continuations without "
         "a tool call that goalkeeper allows in a row (stuck × (reset + 1) − 1), so Claude Code "
-        "would end such a streak first. Raise it: add \"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP\": \"{n}\" to "
+        'would end such a streak first. Raise it: add "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "{n}" to '
         "the `env` of ~/.claude/settings.json (a plugin cannot set it), or run "
         "`goalkeeper install claude` again for a settings install."
     ),

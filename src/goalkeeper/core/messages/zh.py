@@ -89,7 +89,7 @@ MESSAGES: dict[str, str] = {
     "hook.block_cap_low": (
         "goalkeeper：CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={cap} 小于 goalkeeper 允许的连续无工具调用续跑次数 {n}"
         "（stuck × (reset + 1) − 1），Claude Code 会先结束这样的连续续跑。调高它：在 "
-        "~/.claude/settings.json 的 `env` 里加入 \"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP\": \"{n}\""
+        '~/.claude/settings.json 的 `env` 里加入 "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "{n}"'
         "（插件无法设置它）；用 settings 方式安装的，重新运行 `goalkeeper install claude`。"
     ),
     "config.warning": "goalkeeper 配置：{warning}",
