@@ -6,7 +6,7 @@ libyaml also refuses nesting deeper than 1000 levels instead of exhausting the s
 
 Why a schema of our own: PyYAML resolves plain scalars by YAML 1.1, where ``no`` is false,
 ``017`` is octal, ``1:30`` is ninety and a date becomes a ``datetime``. People writing a goal
-expect YAML 1.2, which is also what ruamel (goalkeeper's fallback writer) speaks; so this
+expect YAML 1.2 (what ruamel and most editors' tooling speak); so this
 module resolves by the 1.2 core schema, keeps timestamps as the text that was written, and
 refuses a mapping with the same key twice (which 1.1 readers silently collapse to the last).
 
