@@ -564,3 +564,22 @@ def test_a_server_killed_mid_stop_runs_the_goal_verification_exactly_once(
     assert json.loads(out) == json.loads(_no_answer())
     time.sleep(3.5)  # the orphaned verify command finishes; a retry would have added a line
     assert runs.read_text() == "run\n"
+
+
+def test_the_warm_engine_keeps_the_wal_between_requests(tmp_path: Path) -> None:
+    """Each request opens and closes its own connection; the engine holds one more open once
+    the database exists, so a close does not checkpoint and delete the WAL for the next
+    request to re-create (two fsync waits per event, performance audit improvement 3)."""
+    project = tmp_path / "p"
+    (project / "plan").mkdir(parents=True)
+    runtime = tmp_path / "rt"
+    env = clean_env(project, runtime, GOALKEEPER_LANG="en")
+    start = b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'
+    stop = b'{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"[PDCA] do"}'
+    wal = project / ".goalkeeper" / "state.db-wal"
+    with warm_server(project, env, tmp_path / "engine.log"):
+        run_hook(project, env, start)
+        run_hook(project, env, stop)
+        assert wal.exists()  # kept while the engine runs
+    run_hook(project, {**env, "GOALKEEPER_SERVER": "off"}, stop)
+    assert not wal.exists()  # what a lone connection's close does: the difference is the keeper
