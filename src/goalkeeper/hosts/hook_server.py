@@ -26,7 +26,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import goalkeeper
 from goalkeeper.config import load_config
@@ -86,9 +85,6 @@ class HookServer:
         self.lock = threading.Lock()
         self.last_request = time.monotonic()
         self.uid = os.getuid()
-        self.keeper: Any = None
-        """``store.db.hold_open``'s connection, once the project has a database: the WAL
-        outlives each request's own connection."""
 
     def serve(self) -> int:
         """Serve until idle or stale: 0; 1 (and why, on stderr) when it may not serve here."""
@@ -108,6 +104,9 @@ class HookServer:
             os.close(lock_fd)
             return 0  # another server already serves this project
         _warm_up()
+        from goalkeeper.store.db import use_pool
+
+        use_pool()  # each request's Store reuses an open connection (no WAL churn per event)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             try:
@@ -159,7 +158,6 @@ class HookServer:
             if request is not None:
                 host, cwd, env, payload = request
                 conn.sendall(frame_answer(answer_in_process(host, payload, env, cwd)))
-                self._hold_state_open()
         except OSError:
             pass  # the client is gone; having had OK, it let the agent go without a retry
         finally:
@@ -167,15 +165,6 @@ class HookServer:
             with self.lock:
                 self.active -= 1
                 self.last_request = time.monotonic()
-
-    def _hold_state_open(self) -> None:
-        if self.keeper is not None:
-            return
-        from goalkeeper.store.db import hold_open
-
-        with self.lock:
-            if self.keeper is None:
-                self.keeper = hold_open(self.project)
 
     def _take(self, conn: socket.socket) -> tuple[str, str, dict[str, str], bytes] | None:
         """The request, once ``OK`` told the client it is taken (raises ``OSError`` when the
