@@ -83,6 +83,21 @@ def timed_load(project: Path, touch: Path | None = None) -> Callable[[], float]:
     return case
 
 
+def timed_gates(text: str) -> Callable[[], float]:
+    """The plan's closing gates (OKR and map) as a Stop evaluates them: linear in the leaves
+    (deduplicating the open leaves was quadratic before issue 12: 18 ms at 440 open leaves)."""
+    from goalkeeper.core.cadence.gates import evaluate_plan_gates
+
+    plan = parse_plan(text)
+
+    def case() -> float:
+        started = time.perf_counter()
+        evaluate_plan_gates(plan)
+        return time.perf_counter() - started
+
+    return case
+
+
 def run(args: argparse.Namespace) -> dict[str, object]:
     text500, text5000 = _bench.make_plan(500), _bench.make_plan(5000)
     with tempfile.TemporaryDirectory(prefix="gk-bench-") as tmp:
@@ -96,6 +111,11 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             "parse_plan, 5000 lines": timed_parse(text5000),
             "load_plan cached, 5000 lines": timed_load(cached),
             "load_plan cold, 5000 lines": timed_load(cold, touch=cold_path),
+            "plan gates, 5000 lines": timed_gates(text5000),
+            "plan gates, 2000 open leaves": timed_gates(
+                "## Objective\nShip.\n## User Story Map\n"
+                + "".join(f"- [ ] leaf {i}\n" for i in range(2000))
+            ),
         }
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
     plan = parse_plan(text5000)

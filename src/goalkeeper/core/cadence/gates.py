@@ -181,9 +181,11 @@ def evaluate_map_gate(plan: Plan) -> GateResult:
     """No leaf of the story map may stay open; only leaves count. A cancelled subtree is closed
     when its cancelled node gives a reason; without one, that node is named once."""
     items: list[OpenItem] = []
+    named: set[str] = set()  # each text once, in linear time (a map may have thousands of leaves)
     for leaf in plan.leaves:
         item = _open_item(leaf.cancelled_by or leaf.text, leaf.state, leaf.reason, leaf.line)
-        if item is not None and item not in items and all(i.text != item.text for i in items):
+        if item is not None and item.text not in named:
+            named.add(item.text)
             items.append(item)
     return GateResult("map", not items, tuple(items))
 
