@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src"
@@ -258,6 +259,36 @@ def _is_number(value: object) -> bool:
 
 def print_json(data: object) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def main(
+    parse_args: Callable[[], Any],
+    run: Callable[[Any], Any],
+    print_report: Callable[[Any], None],
+) -> int:
+    """The ``main`` of a benchmark script: parse, clean up on a signal, run, print the report
+    (or one JSON object with ``--json``). Exit 0: a budget that fails is reported, not raised."""
+    args = parse_args()
+    install_signal_cleanup()
+    data = run(args)
+    if args.json:
+        print_json(data)
+    else:
+        print_report(data)
+    return 0
+
+
+def print_ratio_budgets(data: Mapping[str, object]) -> None:
+    """The ``budgets`` of a report (each ``ratio`` against ``budget``, as multiples of the
+    baseline) as PASS/FAIL lines, then its ``notes``."""
+    budgets = data["budgets"]
+    assert isinstance(budgets, dict)
+    for name, b in budgets.items():
+        print(f"{verdict(b['pass'])}  {name}: {b['ratio']:.2f}x <= {b['budget']}x")
+    notes = data.get("notes") or ()
+    assert isinstance(notes, list | tuple)
+    for note in notes:
+        print(f"note: {note}")
 
 
 def install_signal_cleanup() -> None:

@@ -239,23 +239,11 @@ def print_report(data: dict[str, object]) -> None:
     assert isinstance(breakdown, dict)
     _bench.print_table(["part", "ms"], [[k, v] for k, v in breakdown.items()])
     print()
-    budgets = data["budgets"]
-    assert isinstance(budgets, dict)
-    for name, b in budgets.items():
-        print(f"{_bench.verdict(b['pass'])}  {name}: {b['ratio']:.2f}x <= {b['budget']}x")
-    for note in data["notes"]:  # type: ignore[attr-defined]
-        print(f"note: {note}")
+    _bench.print_ratio_budgets(data)
 
 
 def main() -> int:
-    args = parse_args()
-    _bench.install_signal_cleanup()
-    data = run(args)
-    if args.json:
-        _bench.print_json(data)
-    else:
-        print_report(data)
-    return 0
+    return _bench.main(parse_args, run, print_report)
 
 
 if __name__ == "__main__":

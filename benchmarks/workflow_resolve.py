@@ -232,14 +232,7 @@ def print_report(data: dict[str, object]) -> None:
 
 
 def main() -> int:
-    args = parse_args()
-    _bench.install_signal_cleanup()
-    data = run(args)
-    if args.json:
-        _bench.print_json(data)
-    else:
-        print_report(data)
-    return 0
+    return _bench.main(parse_args, run, print_report)
 
 
 if __name__ == "__main__":
