@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from goalkeeper.core.text.mdcode import inline_code_spans
+from goalkeeper.core.text.mdcode import closes_fence, inline_code_spans, opens_fence
 
 Phase = Literal["plan", "do", "check", "act", "complete", "blocked"]
 PHASES: tuple[Phase, ...] = ("plan", "do", "check", "act", "complete", "blocked")
@@ -29,7 +29,6 @@ _LEGACY_PLAN = re.compile(
 )
 _MAP = re.compile(_LEAD + r"\[MAP\][*_]{0,3}[ \t]*([^\n]*)", re.IGNORECASE | re.MULTILINE)
 _COORD = re.compile(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is prose
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 _LEGACY_PHASE: dict[str, Phase] = {"working": "do", "complete": "complete", "blocked": "blocked"}
 
 
@@ -52,15 +51,12 @@ def strip_code(text: str) -> str:
     fence: tuple[str, int] | None = None
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if fence is not None:
-            s = line.lstrip(" \t")
-            run = len(s) - len(s.lstrip(fence[0]))
-            if run >= fence[1] and not s[run:].strip():
+            if closes_fence(line, fence):
                 fence = None
             out.append("")
             continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-            fence = (m.group(1)[0], len(m.group(1)))
+        if (opened := opens_fence(line)) is not None:
+            fence = opened
             out.append("")
             continue
         if line.lstrip().startswith(">"):

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from goalkeeper.core.text.lang import CJK, detect_lang
+from goalkeeper.core.text.mdcode import closes_fence, opens_fence
 
 ItemState = Literal["open", "done", "cancelled"]
 Section = Literal["swot", "objective", "key_results", "map"]
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 _ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[([ xX-])\](?:[ \t]+|$))?(.*)$")
 _SWOT = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?([SWOTswot])(?:\*\*|__)?\s*(?:[（(][^）)]*[）)])?"
@@ -254,7 +254,7 @@ def _parse_lines(lines: list[str], text: str) -> tuple[Plan, int | None]:
     for number, raw in enumerate(lines, start=1):
         line = raw.expandtabs(4) if "\t" in raw else raw
         if fence is not None:
-            if _closes_fence(line, fence):
+            if closes_fence(line, fence):
                 fence = None
             continue
         if in_comment:
@@ -265,9 +265,9 @@ def _parse_lines(lines: list[str], text: str) -> tuple[Plan, int | None]:
             in_comment = "-->" not in stripped[4:]
             continue
         if stripped[:3] in ("```", "~~~"):
-            m = _FENCE.match(line)
-            if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-                fence, fence_line = (m.group(1)[0], len(m.group(1))), number
+            opened = opens_fence(line)
+            if opened is not None:
+                fence, fence_line = opened, number
                 continue
         if stripped.startswith("#"):
             h = _HEADING.match(line)
@@ -361,12 +361,6 @@ def _is_break(line: str, stripped: str) -> bool:
     if stripped.count(char) < 3 or len(line) - len(line.lstrip(" ")) > 3:
         return False
     return not stripped.replace(char, "").replace(" ", "").replace("\t", "")
-
-
-def _closes_fence(line: str, fence: tuple[str, int]) -> bool:
-    s = line.lstrip(" \t")
-    run = len(s) - len(s.lstrip(fence[0]))
-    return run >= fence[1] and not s[run:].strip()
 
 
 def _scan_swot(stripped: str, swot: dict[str, str], pending: str | None) -> str | None:

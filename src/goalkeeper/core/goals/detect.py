@@ -41,7 +41,7 @@ from goalkeeper.core.goals.size import (
     unquote,
 )
 from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
-from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
+from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
 
 __all__ = [
     "MAX_FILES",
@@ -140,7 +140,6 @@ _OPINION = re.compile(
 # Text helpers
 # ---------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ALNUM = re.compile(r"[A-Za-z0-9]")
 
@@ -152,15 +151,12 @@ def _mask(text: str) -> str:
     fence: tuple[str, int] | None = None
     for line in text.split("\n"):
         if fence is not None:
-            s = line.lstrip(" \t")
-            run = len(s) - len(s.lstrip(fence[0]))
-            if run >= fence[1] and not s[run:].strip():
+            if closes_fence(line, fence):
                 fence = None
             out.append(" " * len(line))
             continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-            fence = (m.group(1)[0], len(m.group(1)))
+        if (opened := opens_fence(line)) is not None:
+            fence = opened
             out.append(" " * len(line))
             continue
         if line.lstrip().startswith(">"):

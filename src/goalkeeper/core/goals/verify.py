@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
+from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
 
 VerifyKind = Literal["tests", "types", "lint", "build"]
 VERIFY_KINDS: tuple[VerifyKind, ...] = ("tests", "types", "lint", "build")
@@ -97,7 +97,6 @@ _STOPWORDS = _words(
     "until after before also too as so if when while but its it all every no not fails fail "
     "failing runs run returns exits cleanly successfully 且 并且 然后"
 )
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,15 +211,13 @@ def _split_code(text: str) -> tuple[list[_Code], str]:
     offset = 0
     for line in text.split("\n"):
         if fence is not None:
-            s = line.lstrip(" \t")
-            run = len(s) - len(s.lstrip(fence[0]))
-            if run >= fence[1] and not s[run:].strip():
+            if closes_fence(line, fence):
                 fence = None
             elif line.strip():
                 codes.append(_Code(offset, line))
             lines.append(" " * len(line))
-        elif (m := _FENCE.match(line)) and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-            fence = (m.group(1)[0], len(m.group(1)))
+        elif (opened := opens_fence(line)) is not None:
+            fence = opened
             lines.append(" " * len(line))
         elif spans := inline_code_spans(line):
             for start, end in spans:

@@ -1,9 +1,9 @@
-"""Inline code spans in Markdown text, found in linear time.
+"""Inline code spans and code fences in Markdown text, found in linear time.
 
-Every reader of model or user text (markers, goal detection, verify commands) must skip what is
-inside backticks. A regex with a back-reference (``(`+).+?\\1``) backtracks quadratically on a
-line of many backticks, and a model can print such a line; pairing runs of backticks does not.
-Pure; no I/O.
+Every reader of model or user text (markers, goal detection, verify commands, the plan) must
+skip what is inside backticks and code fences; the fence rules live here once. A regex with a
+back-reference (``(`+).+?\\1``) backtracks quadratically on a line of many backticks, and a
+model can print such a line; pairing runs of backticks does not. Pure; no I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +13,26 @@ import re
 from collections.abc import Iterable
 
 _BACKTICKS = re.compile(r"`+")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
+
+Fence = tuple[str, int]
+"""An open code fence: its character (backtick or tilde) and how many of them opened it."""
+
+
+def opens_fence(line: str) -> Fence | None:
+    """The fence a line opens (three or more backticks or tildes; a backtick fence whose info
+    string holds a backtick is not one, as in CommonMark), else None."""
+    m = _FENCE.match(line)
+    if m is None or (m.group(1)[0] == "`" and "`" in line[m.end() :]):
+        return None
+    return m.group(1)[0], len(m.group(1))
+
+
+def closes_fence(line: str, fence: Fence) -> bool:
+    """Whether a line closes ``fence``: at least as many of its character, and nothing else."""
+    s = line.lstrip(" \t")
+    run = len(s) - len(s.lstrip(fence[0]))
+    return run >= fence[1] and not s[run:].strip()
 
 
 def inline_code_spans(line: str) -> tuple[tuple[int, int], ...]:
