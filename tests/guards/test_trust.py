@@ -117,3 +117,55 @@ def test_approval_command_names_what_it_found() -> None:
     assert approval_command("echo goalkeeper allow") is None  # printed, not run
     assert approval_command("goalkeeper goal status") is None
     assert approval_command("my-goalkeeper allow") is None
+
+
+# -- the host's own configuration (Claude Code: settings files, MCP server lists) ----------
+def blocked_on_claude(tool: str, **args: object) -> bool:
+    from goalkeeper.hosts.claude_code import host_files
+
+    config = Config(user_file=USER_FILE, state_home=STATE_HOME)
+    files = host_files(PROJECT, {"HOME": "/home/ana"})
+    ctx = replace(context(None), project=PROJECT, config=config, host_files=files)
+    verdict = guard.on_event(ToolCall("s", tool, dict(args)), None, ctx)
+    return any(isinstance(a, Block) for a in verdict.actions)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".claude/settings.json",
+        "./.claude/settings.local.json",
+        f"{PROJECT}/.mcp.json",
+        f"{PROJECT}/src/../.claude/settings.json",
+        "/home/ana/.claude/settings.json",
+        "/home/ana/.claude.json",
+    ],
+)
+def test_the_agent_may_not_rewrite_what_runs_goalkeeper(path: str) -> None:
+    """An agent that edited the hooks' settings could drop them or set GOALKEEPER_PYTHON to a
+    fake goalkeeper of its own for the next session: refused, by file tools and shell alike."""
+    assert blocked_on_claude("Edit", file_path=path)
+    assert blocked_on_claude("Bash", command=f"echo '{{}}' > {path}")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i 's/goalkeeper/x/' .claude/settings.json",
+        "rm .mcp.json",
+        "mv /tmp/fake.json ~/.claude.json",
+        "cp evil.json .claude/settings.local.json",
+        "python3 -c 1 | tee .claude/settings.json",
+    ],
+)
+def test_shell_writes_to_the_host_configuration_are_refused(command: str) -> None:
+    assert blocked_on_claude("Bash", command=command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat .claude/settings.json", "jq . .mcp.json", "git diff .claude/settings.json"],
+)
+def test_reading_the_host_configuration_goes_through(command: str) -> None:
+    assert not blocked_on_claude("Bash", command=command)
+    assert not blocked_on_claude("Write", file_path="docs/settings.json")

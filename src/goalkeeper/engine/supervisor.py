@@ -73,6 +73,7 @@ class Supervisor:
         registry: Registry | None = None,
         runner: Runner | None = None,
         tool_names: Mapping[str, str] | None = None,
+        host_files: tuple[str, ...] = (),
     ) -> None:
         self.project = project
         self.config = config
@@ -83,6 +84,7 @@ class Supervisor:
         self.registry = registry or build_registry(config)
         self.runner = runner or SubprocessRunner()
         self.tool_names = dict(tool_names or {})
+        self.host_files = host_files
 
     def read_text(self, rel: str) -> str | None:
         """A file under the project, at most 256 KB; None otherwise (never outside it)."""
@@ -201,6 +203,7 @@ class Supervisor:
                 run_mode=row.guards.get("modes", {}).get("mode"),
                 project=str(self.project.resolve()),
                 tool_names=self.tool_names,
+                host_files=self.host_files,
                 promise=promise,
                 accepted_plans=accepted or frozenset(),
                 workflow=WorkflowView.of(row.guards.get("workflow")),

@@ -54,6 +54,10 @@ class Context:
     """What the user approved for the goal GOAL.md is judged against (``store.trust``)."""
     accepted_plans: frozenset[str] = frozenset()
     """Plan commitments the user accepted as changed (``goalkeeper plan accept``), by digest."""
+    host_files: tuple[str, ...] = ()
+    """The host's own configuration that runs goalkeeper (absolute paths: Claude Code's
+    settings files and MCP server lists): an agent that rewrote one could drop the hooks or
+    point them at a fake goalkeeper, so the trust guard refuses writes to them."""
     workflow: WorkflowView | None = None
     """The session's workflow as it stood when the event arrived (the workflow guard's), so the
     goal guard can tell a coarse goal's route still shaping from one implementing."""

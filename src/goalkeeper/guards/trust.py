@@ -50,6 +50,8 @@ class TrustGuard:
             return Verdict()
         if event.name in WRITE_TOOLS:
             path = tool_target(event.input)
+            if path and host_file(path, ctx):
+                return _refuse(ctx.say("trust.host_config_write", path=path), event.name)
             if path and protected(path, ctx):
                 return _refuse(ctx.say("trust.state_write", path=path), event.name)
         elif event.name in SHELL_TOOLS:
@@ -59,6 +61,9 @@ class TrustGuard:
                 return _refuse(ctx.say("trust.approval_command", command=approval), event.name)
             if _STATE_WORD.search(command) or _names_user_file(command, ctx):
                 return _refuse(ctx.say("trust.state_write", path=STATE_DIR + "/"), event.name)
+            written = _shell_host_file(command, ctx)
+            if written is not None:
+                return _refuse(ctx.say("trust.host_config_write", path=written), event.name)
         return Verdict()
 
 
@@ -75,6 +80,36 @@ def protected(path: str, ctx: Context) -> bool:
         return True
     home = posixpath.normpath(ctx.config.state_home) if ctx.config.state_home else ""
     return bool(home) and (full == home or full.startswith(home + "/"))
+
+
+def host_file(path: str, ctx: Context) -> bool:
+    """Whether ``path`` (absolute, or relative to the project) is one of the host's own
+    configuration files that run goalkeeper (``Context.host_files``)."""
+    if not ctx.host_files:
+        return False
+    root = ctx.project.rstrip("/") or "/"
+    if path.startswith(("/", "~/")):
+        full = posixpath.normpath(path)
+    else:
+        full = posixpath.normpath(posixpath.join(root, path))
+    return full in {posixpath.normpath(f) for f in ctx.host_files}
+
+
+def _shell_host_file(command: str, ctx: Context) -> str | None:
+    """The host configuration file a shell line writes, moves, links or removes, if any (read
+    as the question gate reads writes; the host lists ``~/…`` forms of the user's files too)."""
+    if not ctx.host_files:
+        return None
+    from goalkeeper.core.shell.writes import read_writes
+
+    found = read_writes(command)
+    for path in (*found.paths, *found.links, *found.removed, *found.unknown):
+        if host_file(path, ctx):
+            return path
+    names = ("settings.json", "settings.local.json", ".mcp.json", ".claude.json")
+    if found.unknown and any(name in command for name in names):
+        return found.unknown[0]  # a target it cannot place, next to a host file's name
+    return None
 
 
 def approval_command(command: str) -> str | None:

@@ -63,6 +63,24 @@ PLUGIN_TOOL_NAMES = {n: PLUGIN_TOOL_PREFIX + n for n in OWN_TOOLS}
 ``CLAUDE_PLUGIN_ROOT`` set, and its MCP server's tools are ``mcp__plugin_<plugin>_<server>__…``."""
 
 
+PROJECT_CONFIG = (".claude/settings.json", ".claude/settings.local.json", ".mcp.json")
+USER_CONFIG = (".claude/settings.json", ".claude.json")
+"""Where Claude Code reads the hooks, their environment and the MCP servers: in the project
+and in the user's home folder."""
+
+
+def host_files(project: Path | str, env: Mapping[str, str]) -> tuple[str, ...]:
+    """Claude Code's configuration that runs goalkeeper, as absolute paths, and the user's as
+    a shell line names them (``~/…``): the trust guard refuses the agent's writes to them."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    root = os.path.abspath(project)
+    return (
+        *(os.path.join(root, f) for f in PROJECT_CONFIG),
+        *(os.path.join(home, f) for f in USER_CONFIG),
+        *(f"~/{f}" for f in USER_CONFIG),
+    )
+
+
 def tool_names(env: Mapping[str, str]) -> dict[str, str]:
     """goalkeeper's tools as this Claude Code session names them (plugin or settings install)."""
     return PLUGIN_TOOL_NAMES if env.get("CLAUDE_PLUGIN_ROOT") else TOOL_NAMES
@@ -257,7 +275,13 @@ def _answer(
 
     caps = MUTE if hook.event == "StopFailure" else CAPABILITIES
     supervisor = Supervisor(
-        project, config, host=HOST, capabilities=caps, clock=clock, tool_names=tool_names(env)
+        project,
+        config,
+        host=HOST,
+        capabilities=caps,
+        clock=clock,
+        tool_names=tool_names(env),
+        host_files=host_files(project, env),
     )
     try:
         stored = _peek_host_state(supervisor, hook.session_id)

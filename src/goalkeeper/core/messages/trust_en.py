@@ -83,6 +83,10 @@ MESSAGES: dict[str, str] = {
         "{path} is goalkeeper's own state: it holds what the user approved, so no tool may "
         "write it. Leave it to goalkeeper and the user."
     ),
+    "trust.host_config_write": (
+        "{path} configures the agent's host to run goalkeeper (its hooks, their environment, "
+        "the MCP servers): the agent may not change it. Ask the user to make the change."
+    ),
     "trust.approval_command": (
         "`{command}` approves on the user's behalf; only the user may run it, in their own "
         "terminal. Ask the user instead."

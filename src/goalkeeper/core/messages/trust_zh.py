@@ -71,6 +71,9 @@ MESSAGES: dict[str, str] = {
     "trust.state_write": (
         "{path} 是 goalkeeper 自己的状态：其中保存着用户批准的内容，任何工具都不能写入它。请把它留给 goalkeeper 和用户。"
     ),
+    "trust.host_config_write": (
+        "{path} 配置着让宿主运行 goalkeeper 的内容（钩子、它们的环境变量、MCP 服务器）：智能体不能修改它。请让用户来改。"
+    ),
     "trust.approval_command": (
         "`{command}` 是代表用户进行批准；只有用户本人可以在自己的终端里运行它。请改为询问用户。"
     ),
