@@ -278,6 +278,34 @@ def main(
     return 0
 
 
+def ratio_rows(
+    samples: Mapping[str, Sequence[float]], baseline: str
+) -> dict[str, dict[str, object]]:
+    """Each variant's stats with its median and p90 as multiples of ``baseline``'s, measured
+    in the same run (the machines are noisy: a ratio travels, a millisecond does not)."""
+    base = stats(samples[baseline])
+    rows: dict[str, dict[str, object]] = {}
+    for name, values in samples.items():
+        s = stats(values)
+        rows[name] = {
+            **s.to_dict(),
+            "ratio_median": round(s.median / base.median, 3),
+            "ratio_p90": round(s.p90 / base.p90, 3),
+        }
+    return rows
+
+
+def ratio_budgets(
+    rows: Mapping[str, Mapping[str, object]], budgets: Mapping[str, float]
+) -> dict[str, dict[str, object]]:
+    """For each budgeted variant: its budget, its median ratio and whether it passes."""
+    out: dict[str, dict[str, object]] = {}
+    for name, budget in budgets.items():
+        ratio = float(rows[name]["ratio_median"])  # type: ignore[arg-type]
+        out[name] = {"budget": budget, "ratio": ratio, "pass": ratio <= budget}
+    return out
+
+
 def print_ratio_budgets(data: Mapping[str, object]) -> None:
     """The ``budgets`` of a report (each ``ratio`` against ``budget``, as multiples of the
     baseline) as PASS/FAIL lines, then its ``notes``."""

@@ -170,22 +170,9 @@ def report(
     notes: list[str],
 ) -> dict[str, object]:
     base = _bench.stats(samples["baseline: python -c pass"])
-    rows: dict[str, dict[str, object]] = {}
-    for name, values in samples.items():
-        s = _bench.stats(values)
-        rows[name] = {
-            **s.to_dict(),
-            "ratio_median": round(s.median / base.median, 3),
-            "ratio_p90": round(s.p90 / base.p90, 3),
-        }
-    budgets = {
-        name: {
-            "budget": BUDGET,
-            "ratio": rows[name]["ratio_median"],
-            "pass": float(rows[name]["ratio_median"]) <= BUDGET,  # type: ignore[arg-type]
-        }
-        for name in ("warm: python -m goalkeeper", "warm: goalkeeper script")
-    }
+    rows = _bench.ratio_rows(samples, "baseline: python -c pass")
+    warm = ("warm: python -m goalkeeper", "warm: goalkeeper script")
+    budgets = _bench.ratio_budgets(rows, dict.fromkeys(warm, BUDGET))
     work = _bench.stats(engine)
     warm = _bench.stats(samples["warm: python -m goalkeeper"])
     breakdown = {

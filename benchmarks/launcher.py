@@ -266,23 +266,8 @@ def engine_work(project: Path, transcript: _bench.Transcript, env: dict[str, str
 def report(
     samples: dict[str, list[float]], size: int, args: argparse.Namespace, notes: list[str]
 ) -> dict[str, object]:
-    base = _bench.stats(samples["baseline: python -c pass"])
-    rows: dict[str, dict[str, object]] = {}
-    for name, values in samples.items():
-        s = _bench.stats(values)
-        rows[name] = {
-            **s.to_dict(),
-            "ratio_median": round(s.median / base.median, 3),
-            "ratio_p90": round(s.p90 / base.p90, 3),
-        }
-    budgets = {
-        name: {
-            "budget": budget,
-            "ratio": rows[name]["ratio_median"],
-            "pass": float(rows[name]["ratio_median"]) <= budget,  # type: ignore[arg-type]
-        }
-        for name, budget in BUDGETS.items()
-    }
+    rows = _bench.ratio_rows(samples, "baseline: python -c pass")
+    budgets = _bench.ratio_budgets(rows, BUDGETS)
     return {
         "benchmark": "launcher",
         "machine": _bench.machine(),
