@@ -910,3 +910,24 @@ def test_tool_results_tell_how_a_pi_check_ended(pi: Pi) -> None:
     ]})  # fmt: skip
     assert pi.result(settle(pi, "[PDCA] check"))["continue"].startswith("Evidence in hand.")
     assert pi.result(settle(pi, "[PDCA] complete")) is None
+
+
+@pytest.mark.parametrize(
+    "target",
+    [".pi/extensions/goalkeeper.ts", ".pi/settings.json", "PI_AGENT/settings.json"],
+)
+def test_the_agent_may_not_rewrite_what_loads_goalkeeper_in_pi(pi: Pi, target: str) -> None:
+    """Pi's extension (either scope) and the settings that list extensions run goalkeeper: a
+    write there is refused, so the agent cannot unload goalkeeper or load a fake for the next
+    session. An ordinary file goes through."""
+    agent = pi.bridge.env["PI_CODING_AGENT_DIR"]
+    path = target.replace("PI_AGENT", agent)
+    start_run(pi)
+    refused = pi.event("tool_call", {"toolName": "write", "input": {"path": path, "content": "x"}})
+    result = pi.result(refused)
+    assert result["block"] is True
+    assert "configures the agent's host to run goalkeeper" in result["reason"]
+    allowed = pi.event(
+        "tool_call", {"toolName": "write", "input": {"path": "src/a.py", "content": "x"}}
+    )
+    assert not (pi.result(allowed) or {}).get("block")

@@ -93,8 +93,16 @@ class Bridge:
         self._write = write
         self._timer = timer
         self.lock = threading.RLock()
+        from goalkeeper.hosts.pi_install import host_files
+
         self.supervisor = Supervisor(
-            project, self.config, host=HOST, capabilities=CAPABILITIES, clock=clock, runner=runner
+            project,
+            self.config,
+            host=HOST,
+            capabilities=CAPABILITIES,
+            clock=clock,
+            runner=runner,
+            host_files=host_files(project, self.env),
         )
         self.tracker = SettleTracker(retry_settings(project, self.env))
         self.session_id = DEFAULT_SESSION

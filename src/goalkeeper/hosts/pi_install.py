@@ -60,6 +60,21 @@ def agent_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".pi" / "agent"
 
 
+def host_files(project: Path, env: Mapping[str, str]) -> tuple[str, ...]:
+    """Pi's configuration that runs goalkeeper (its extension in either scope, and the settings
+    files that list extensions and packages), as absolute paths: the trust guard refuses the
+    agent's writes to them, as it does Claude Code's settings."""
+    agent = agent_dir(env)
+    root = project.resolve() if project.exists() else project.absolute()
+    files = (
+        extension_path("project", root, env),
+        extension_path("user", root, env),
+        root / ".pi" / "settings.json",
+        agent / "settings.json",
+    )
+    return tuple(str(f) for f in files)
+
+
 def extension_path(scope: PiScope, project: Path, env: Mapping[str, str]) -> Path:
     base = agent_dir(env) if scope == "user" else project / ".pi"
     return base / "extensions" / FILE_NAME
