@@ -98,16 +98,16 @@ def host_file(path: str, ctx: Context) -> bool:
 def _shell_host_file(command: str, ctx: Context) -> str | None:
     """The host configuration file a shell line writes, moves, links or removes, if any (read
     as the question gate reads writes; the host lists ``~/…`` forms of the user's files too)."""
-    if not ctx.host_files:
-        return None
+    names = {posixpath.basename(f) for f in ctx.host_files}
+    if not any(name in command for name in names):
+        return None  # a line that names no host file writes none: no reading it (every Bash)
     from goalkeeper.core.shell.writes import read_writes
 
     found = read_writes(command)
     for path in (*found.paths, *found.links, *found.removed, *found.unknown):
         if host_file(path, ctx):
             return path
-    names = ("settings.json", "settings.local.json", ".mcp.json", ".claude.json")
-    if found.unknown and any(name in command for name in names):
+    if found.unknown:
         return found.unknown[0]  # a target it cannot place, next to a host file's name
     return None
 
