@@ -154,8 +154,29 @@ class PiProcess:
 
 def wait_settled(pi: PiProcess, since: int, timeout: float, *, native: bool | None) -> int:
     """Wait until Pi settled after event index ``since`` and nothing started for ``GRACE_S``;
-    the number of runs that started meanwhile. Raises ``PiRunError`` on timeout or exit."""
+    the number of runs that started meanwhile. Raises ``PiRunError`` on timeout or exit.
+    Without Pi's own settle event, Pi's state is asked too: while it still streams, compacts or
+    holds messages, wait a little and look again (a loop: asking again at once, recursively,
+    overflowed the stack while Pi 1.6 kept streaming)."""
     deadline = time.monotonic() + timeout
+    while True:
+        runs = _quiet_runs(pi, since, deadline, timeout, native)
+        if native:
+            return runs
+        data = pi.command("get_state").get("data") or {}
+        if not (
+            data.get("isStreaming") or data.get("isCompacting") or data.get("pendingMessageCount")
+        ):
+            return runs
+        with pi.cond:
+            pi.cond.wait(max(0.0, min(0.1, deadline - time.monotonic())))
+
+
+def _quiet_runs(
+    pi: PiProcess, since: int, deadline: float, timeout: float, native: bool | None
+) -> int:
+    """Block until the events since ``since`` show Pi idle for ``GRACE_S`` after a run (and
+    after its settle event, when Pi sends one); the runs that started."""
     with pi.cond:
         while True:
             now = time.monotonic()
@@ -172,14 +193,8 @@ def wait_settled(pi: PiProcess, since: int, timeout: float, *, native: bool | No
             if seen_settled:
                 done = done and state["settled_after_last_start"]
             if done:
-                break
+                return int(state["runs"])
             pi.cond.wait(min(deadline - now, max(0.05, GRACE_S - idle_for)))
-    if not native:
-        reply = pi.command("get_state")
-        data = reply.get("data") or {}
-        if data.get("isStreaming") or data.get("isCompacting") or data.get("pendingMessageCount"):
-            return wait_settled(pi, since, max(1.0, deadline - time.monotonic()), native=native)
-    return int(state["runs"])
 
 
 def _flags(events: Sequence[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
