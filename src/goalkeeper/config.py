@@ -22,9 +22,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 LangSetting = Literal["auto", "en", "zh"]
 NoPlan = Literal["guide", "silent"]
@@ -34,8 +36,7 @@ EvidenceCheck = Literal["off", "files", "rerun"]
 Sandbox = Literal["off", "auto"]
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(Struct, frozen=True):
     lang: LangSetting = "auto"
     """Language of what goalkeeper says: auto follows the plan, then the user's words."""
     plan_dir: str = "plan"
@@ -95,13 +96,13 @@ class Config:
     warnings: tuple[str, ...] = ()
     held: tuple[str, ...] = ()
     """Project settings not applied because the file holding them is not approved (names)."""
-    sources: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    sources: tuple[tuple[str, str], ...] = ()
     """Where each setting that is not a default came from (setting, layer), so ``goalkeeper
     config`` can show why a value is what it is: the hook and the command resolve alike."""
-    user_file: str = field(default="", compare=False)
+    user_file: str = ""
     """The user's own config file this configuration read (or would read): trusted, so no
     tool of the agent may write it."""
-    state_home: str = field(default="", compare=False)
+    state_home: str = ""
     """goalkeeper's folder in the user's state (copies of goals' tests): no tool of the agent
     may write it either."""
 
@@ -112,7 +113,19 @@ class Config:
         return self.stuck * (self.reset + 1) - 1
 
     def to_dict(self) -> dict[str, object]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _META}
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    # Two configurations are equal when they set the same values, wherever those came from.
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in _COMPARED)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
 
 ENV_PREFIX = "GOALKEEPER_"
@@ -146,7 +159,10 @@ _MINIMUM: dict[str, float] = {
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
 _META = ("warnings", "held", "sources", "user_file", "state_home")
-_FIELDS = {f.name: f for f in fields(Config) if f.name not in _META}
+_FIELDS = tuple(name for name in Config.__struct_fields__ if name not in _META)
+_COMPARED = tuple(
+    name for name in Config.__struct_fields__ if name not in ("sources", "user_file", "state_home")
+)
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
 
@@ -198,7 +214,7 @@ def load_config(
         "user_file": str(user),
         "state_home": str(_state_home()),
     }
-    return replace(Config(), **values, **meta)  # type: ignore[arg-type]
+    return replace(Config(), **values, **meta)
 
 
 def _apply_alias(

@@ -8,8 +8,9 @@ to drive their guards with events, without files, sleeping or patching.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from goalkeeper.config import Config
 from goalkeeper.core.cadence.plan import PlanDoc, parse_plan
@@ -24,8 +25,7 @@ ALL_CAPABILITIES: frozenset[Capability] = frozenset(
 CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
 
 
-@dataclass
-class FakeClock:
+class FakeClock(Struct):
     """A clock that only moves when told to."""
 
     t: float = 1_700_000_000.0
@@ -37,8 +37,7 @@ class FakeClock:
         self.t += seconds
 
 
-@dataclass
-class FakeRunner:
+class FakeRunner(Struct):
     """The test decides each command's outcome with a plain function, and sees every call."""
 
     handler: Callable[[Sequence[str]], Completed]

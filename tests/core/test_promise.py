@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.core.goals.goal import Criterion, Goal
 from goalkeeper.core.goals.promise import goal_digest, judge_goal, promise_of, trusted_goal

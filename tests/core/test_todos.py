@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from goalkeeper.core.messages import make_say
 from goalkeeper.core.todos.tool import (

@@ -4,11 +4,11 @@ validation a restored record must pass."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from goalkeeper.core.messages import make_say
 from goalkeeper.core.workflows.catalog import Catalog

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.values import (

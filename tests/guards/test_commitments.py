@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.commitments import commitments_digest
 from goalkeeper.core.cadence.plan import parse_plan

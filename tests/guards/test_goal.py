@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.core.goals.goal import Criterion, Goal, GoalDoc
 from goalkeeper.core.goals.promise import Promise, goal_digest, promise_of

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.core.proof.protected import TestChange
 from goalkeeper.core.values import Continue, Facts, Inspect, Notify, Pause, TestReplay, VerifyRun

@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.messages import Lang

@@ -3,9 +3,8 @@ command runs an approving goalkeeper command."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.values import Block, ToolCall

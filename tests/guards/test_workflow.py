@@ -4,11 +4,11 @@ project, one event per ``handle`` call as a host sends them, the built-in catalo
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.values import (

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
 import tempfile
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -389,7 +389,7 @@ def test_create_with_replace_archives_the_old_goal_first(tmp_path: Path) -> None
     """``replace=True`` keeps the old goal in the archive, byte for byte."""
     path = create_goal(tmp_path, _goal())
     old = path.read_bytes()
-    new = dataclasses.replace(_goal(objective="Ship the JSON writer"), created=LATER)
+    new = msgspec.structs.replace(_goal(objective="Ship the JSON writer"), created=LATER)
     create_goal(tmp_path, new, replace=True)
     (archived,) = (path.parent / "archive").iterdir()
     assert archived.name == "20250501T113000-ship-the-csv-parser.md"

@@ -6,11 +6,11 @@ Every command prints readable text, or one documented JSON value with ``--json``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
 import click
+from msgspec import Struct
 
 import goalkeeper
 
@@ -25,8 +25,7 @@ class ExitCode(IntEnum):
     NO_SESSION = 4  # `workflow`, `mode`: no agent session to act on yet (start one, or --session)
 
 
-@dataclass(frozen=True, slots=True)
-class App:
+class App(Struct, frozen=True):
     project: Path
     verbose: bool
 

@@ -15,11 +15,11 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
+from msgspec import Struct, field
 
 from goalkeeper.cli.app import ExitCode, echo_json
 
@@ -45,8 +45,7 @@ Scripts read the report as JSON instead of scraping the table. Later: CSV.
 SESSION = "demo-0000-4000-8000-000000000001"
 
 
-@dataclass
-class Turn:
+class Turn(Struct):
     """One run of the scripted agent: its tool calls, an optional plan edit, its last words."""
 
     says: str

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.cli.demo import SESSION, HookRunner, append_text, indent
 
@@ -22,8 +23,7 @@ MISMATCH = "this step did not behave as the demo expects"
 TASK = "The login redirect loops after a session expires. Fix it."
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(Struct, frozen=True):
     """One tool call of the scripted agent and what its result must show."""
 
     tool: str

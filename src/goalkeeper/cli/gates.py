@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import click
+from msgspec.structs import replace
 
 from goalkeeper.cli.app import App, ExitCode, echo_json
 from goalkeeper.cli.render import gates_json

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
 from typing import Any
 
 import click
+from msgspec import to_builtins
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
@@ -209,7 +209,7 @@ def verify_command(app: App, as_json: bool) -> int:
     )
     _apply(app, [WriteGoal(GoalUpdate({}, (line,)))], say)
     if as_json:
-        echo_json({"passed": passed, "runs": [asdict(r) for r in runs]})
+        echo_json({"passed": passed, "runs": [to_builtins(r) for r in runs]})
     return int(ExitCode.OK if passed else ExitCode.NOT_PASSED)
 
 
@@ -426,7 +426,7 @@ def _goal_json(doc: Any) -> dict[str, Any] | None:
             rounds=goal.rounds,
             timeout_s=goal.timeout_s,
             criteria=[{"text": c.text, "state": c.state} for c in goal.criteria],
-            last_failure=asdict(goal.last_failure),
+            last_failure=to_builtins(goal.last_failure),
             blocked_reason=goal.blocked_reason,
             progress_log=list(goal.progress_log),
         )

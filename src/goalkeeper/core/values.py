@@ -8,8 +8,9 @@ equal events compare equal. Pure; no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct, field
 
 from goalkeeper.core.goals.goal import GoalUpdate
 
@@ -23,40 +24,45 @@ if TYPE_CHECKING:
 SessionSource = Literal["startup", "resume", "compact", "clear", "fork", "other"]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionStart:
+class SessionStart(Struct, frozen=True):
     """A session began, was resumed, or restarted after its history was compacted."""
 
     session_id: str
     source: SessionSource = "startup"
 
 
-@dataclass(frozen=True, slots=True)
-class UserPrompt:
+class UserPrompt(Struct, frozen=True):
     """A real user message (never one of goalkeeper's own continuations)."""
 
     session_id: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class BeforeAgentStart:
+class BeforeAgentStart(Struct, frozen=True):
     """A run is about to start: the moment to re-feed the plan's anchors."""
 
     session_id: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(Struct, frozen=True):
     """The model asked to run a tool; a guard may block it."""
 
     session_id: str
     name: str
-    input: dict[str, object] = field(default_factory=dict, compare=False)
+    input: dict[str, object] = field(default_factory=dict)
+
+    # The input is what a tool was asked, not which call this is: equal and hashed without it
+    # (and hashable at all, though it holds a dictionary).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolCall):
+            return NotImplemented
+        return (self.session_id, self.name) == (other.session_id, other.name)
+
+    def __hash__(self) -> int:
+        return hash((self.session_id, self.name))
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(Struct, frozen=True):
     """A tool ran; bookkeeping only."""
 
     session_id: str
@@ -64,8 +70,7 @@ class ToolResult:
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class TurnEnd:
+class TurnEnd(Struct, frozen=True):
     """One model turn ended inside a run (a soft advice window)."""
 
     session_id: str
@@ -83,8 +88,7 @@ RUN_TAIL_CHARS = 600
 summary and a failing line, small in the session's state."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolRun:
+class ToolRun(Struct, frozen=True):
     """One tool call of the run that just settled, as the host saw it; the host sorts its own
     tool names into ``shell`` (runs a command line), ``edit`` (writes a file) and ``other``."""
 
@@ -99,8 +103,7 @@ class ToolRun:
     """The end of its output (a few hundred characters), where the host has it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Activity:
+class Activity(Struct, frozen=True):
     """What the host measured about the run that just settled.
 
     ``None`` means "this host did not measure it"; guards then fall back to what they counted
@@ -129,8 +132,7 @@ class Activity:
         return self.context_tokens / window if window > 0 else None
 
 
-@dataclass(frozen=True, slots=True)
-class Settled:
+class Settled(Struct, frozen=True):
     """The agent truly stopped and waits for input: the only moment cadence decisions are made."""
 
     session_id: str
@@ -140,8 +142,7 @@ class Settled:
     activity: Activity = Activity()
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Struct, frozen=True):
     """The user's answer to an ``Ask``: one of its answer ids, or None when nobody answered in
     time (or there was no one to ask), which means the question's safe default."""
 
@@ -172,15 +173,13 @@ engine to its next answer that carries context."""
 NotifyLevel = Literal["info", "warning", "error"]
 
 
-@dataclass(frozen=True, slots=True)
-class Continue:
+class Continue(Struct, frozen=True):
     """Start another run with this message (the agent settled and is not done)."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Advise:
+class Advise(Struct, frozen=True):
     """A soft note into the conversation that does not by itself start a run."""
 
     text: str
@@ -189,44 +188,38 @@ class Advise:
     """Never changes between turns: merged ahead of dynamic advice, so the prefix stays stable."""
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(Struct, frozen=True):
     """Refuse a tool call; the reason is shown to the model."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Notify:
+class Notify(Struct, frozen=True):
     """Tell the user (never the model)."""
 
     text: str
     level: NotifyLevel = "info"
 
 
-@dataclass(frozen=True, slots=True)
-class Compact:
+class Compact(Struct, frozen=True):
     """Compact the conversation history, keeping what the instructions name."""
 
     instructions: str
 
 
-@dataclass(frozen=True, slots=True)
-class Pause:
+class Pause(Struct, frozen=True):
     """Stop continuing automatically and say why; the user decides what happens next."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Close:
+class Close(Struct, frozen=True):
     """Every gate passed: the agent may stop, and the user is told the work is proven done."""
 
     summary: str
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(Struct, frozen=True):
     """The result of a tool goalkeeper itself provides (``todo``, the workflow tools)."""
 
     data: dict[str, object]
@@ -236,8 +229,7 @@ class Reply:
     """What the model reads, when it is prose (a procedure) rather than data."""
 
 
-@dataclass(frozen=True, slots=True)
-class FileFact:
+class FileFact(Struct, frozen=True):
     """What goalkeeper saw of a file named in evidence."""
 
     path: str
@@ -263,8 +255,7 @@ class FileFact:
     """The project folder's snapshot: no limit cut the walk short."""
 
 
-@dataclass(frozen=True, slots=True)
-class CommandFact:
+class CommandFact(Struct, frozen=True):
     """A command named in evidence: run by goalkeeper (``exit_code``, output tail), or not run
     because it is not an approved command with test-selection arguments (``refusal``, a
     ``core.argv`` id, and its ``detail``)."""
@@ -278,18 +269,39 @@ class CommandFact:
     detail: str = ""
     argv: tuple[str, ...] = ()
     """What goalkeeper ran (as the approved words, before any confinement wrapper)."""
-    seconds: float = field(default=0.0, compare=False)
+    seconds: float = 0.0
     """How long the run took."""
-    approved: tuple[str, ...] = field(default=(), compare=False)
+    approved: tuple[str, ...] = ()
     """The commands goalkeeper may re-run, each with test-selection arguments (what a refusal
     names instead)."""
-    replay: TestReplay | None = field(default=None, compare=False)
+    replay: TestReplay | None = None
     """A passing re-run, run again against the tests as they were when the user last set the
     session going (``Inspect.protect``); None when not asked or nothing was kept."""
 
+    # Equal when the same command gave the same result: how long it took, what else was
+    # approved and the replay are circumstances, not the fact.
+    def _fact(self) -> tuple[object, ...]:
+        return (
+            self.cmd,
+            self.allowed,
+            self.exit_code,
+            self.output_tail,
+            self.timed_out,
+            self.refusal,
+            self.detail,
+            self.argv,
+        )
 
-@dataclass(frozen=True, slots=True)
-class VerifyRun:
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CommandFact):
+            return NotImplemented
+        return self._fact() == other._fact()
+
+    def __hash__(self) -> int:
+        return hash(self._fact())
+
+
+class VerifyRun(Struct, frozen=True):
     """One verification command run by goalkeeper for a goal."""
 
     command: str
@@ -306,8 +318,7 @@ class VerifyRun:
         return self.exit_code == 0 and not self.timed_out and not self.no_tests
 
 
-@dataclass(frozen=True, slots=True)
-class TestReplay:
+class TestReplay(Struct, frozen=True):
     """The protected tests at a passing verify: which changed since the goal was set, and the
     verify run again against the original ones (in a scratch copy of the work tree)."""
 
@@ -326,8 +337,7 @@ class TestReplay:
         return self.problem is None and bool(self.runs) and all(r.passed for r in self.runs)
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
+class Facts(Struct, frozen=True):
     files: tuple[FileFact, ...] = ()
     commands: tuple[CommandFact, ...] = ()
     verify: tuple[VerifyRun, ...] = ()
@@ -338,8 +348,7 @@ class Facts:
     project has no test command goalkeeper knows."""
 
 
-@dataclass(frozen=True, slots=True)
-class Inspect:
+class Inspect(Struct, frozen=True):
     """A guard needs facts only the engine can gather (files, a re-run command) before it can
     decide. The engine gathers them and asks that guard again with ``ctx.facts``."""
 
@@ -358,16 +367,14 @@ class Inspect:
     changed them (a plan's close): ``Facts.kept``."""
 
 
-@dataclass(frozen=True, slots=True)
-class KeepTests:
+class KeepTests(Struct, frozen=True):
     """Keep the project's test files and test configuration as they are now under ``key``,
     unless something is kept there already: the tests a todo's test gate is later held to."""
 
     key: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetGoal:
+class SetGoal(Struct, frozen=True):
     """Record a new goal in GOAL.md. The engine fills in what needs the project: verify
     commands inferred for ``kinds`` when none were given, and the test fingerprint."""
 
@@ -385,8 +392,7 @@ class SetGoal:
     GOAL.md as a proposal that is held until the user approves it."""
 
 
-@dataclass(frozen=True, slots=True)
-class ApproveGoal:
+class ApproveGoal(Struct, frozen=True):
     """The user approved the goal GOAL.md now holds (a host dialog): record its promise, if
     GOAL.md still makes the promise they saw (``digest``)."""
 
@@ -394,31 +400,27 @@ class ApproveGoal:
     source: str = "dialog"
 
 
-@dataclass(frozen=True, slots=True)
-class AcceptPlan:
+class AcceptPlan(Struct, frozen=True):
     """The user accepted the plan's changed commitments (a host dialog): record ``digest``
     (``core.commitments.commitments_digest``) as accepted."""
 
     digest: str
 
 
-@dataclass(frozen=True, slots=True)
-class WriteGoal:
+class WriteGoal(Struct, frozen=True):
     """Apply changes to GOAL.md (fields, Progress Log lines, archiving)."""
 
     update: GoalUpdate
 
 
-@dataclass(frozen=True, slots=True)
-class Retry:
+class Retry(Struct, frozen=True):
     """Start another run after a delay (a host with timers); others treat it as a pause."""
 
     after_s: float
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Ask:
+class Ask(Struct, frozen=True):
     """A question for the user with a few answers, on a host that can show one and wait
     (Pi's ``ctx.ui.select``); the answer comes back as a ``Choice`` event with ``key``. When
     nobody answers within ``timeout_s`` the ``default`` holds, so it must be the safe one."""
@@ -431,8 +433,7 @@ class Ask:
     timeout_s: float = 60.0
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(Struct, frozen=True):
     """Append an entry to the session journal (for ``goalkeeper status`` and post-mortems)."""
 
     kind: str
@@ -464,8 +465,7 @@ Capability = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Struct, frozen=True):
     """Why something was refused, as a value: a catalog key and its fields. Rendered in the
     session's language only when it is said (``problem.render(say)``)."""
 

@@ -27,8 +27,9 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from goalkeeper.engine.ports import Runner, find_program
 from goalkeeper.store.safe_read import open_exact
@@ -177,14 +178,12 @@ _RECORD = re.compile(r"(\d{6}) (blob|tree|commit) ([0-9a-f]{40}|[0-9a-f]{64})\t(
 _READ_CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(Struct, frozen=True):
     kind: str  # "blob", "tree" or "commit" (a submodule)
     oid: str
 
 
-@dataclass(frozen=True, slots=True)
-class _Repo:
+class _Repo(Struct, frozen=True):
     root: Path
     algorithm: str  # "sha1" or "sha256"
     head: str | None  # None before the first commit

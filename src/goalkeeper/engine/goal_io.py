@@ -126,7 +126,7 @@ def approve_goal(
 
 def _carry(promise: Any, old: Any) -> Any:
     """An approved change keeps the counters goalkeeper recorded: the rounds used, a pause."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     blocked = old.status == "blocked" or promise.status == "blocked"
     return replace(

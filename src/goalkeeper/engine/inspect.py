@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.todos.evidence import PROJECT_FOLDER

@@ -9,7 +9,8 @@ a ``Pause``. Identical texts are said once. Pure.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
@@ -36,8 +37,7 @@ ENGINE_WRITES = (SetGoal, WriteGoal, ApproveGoal, AcceptPlan, KeepTests)
 """Actions the engine carries out after the transaction (files, kept tests, approvals)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Merged:
+class Merged(Struct, frozen=True):
     actions: tuple[Action, ...]
     continuations: int
     """Automatic continuations in a row after this answer."""

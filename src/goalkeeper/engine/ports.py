@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:  # subprocess, selectors and signal cost ~5 ms to import: only when running
     import subprocess
@@ -28,8 +29,7 @@ class SystemClock:
         return time.time()
 
 
-@dataclass(frozen=True, slots=True)
-class Completed:
+class Completed(Struct, frozen=True):
     """How a command ended: exit code (None on timeout) and the tail of its output."""
 
     argv: tuple[str, ...]

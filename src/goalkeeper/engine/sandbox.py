@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from goalkeeper.engine.ports import SubprocessRunner, find_program
 
 PROBE_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class Confinement:
+class Confinement(Struct, frozen=True):
     """Whether a command was wrapped in bubblewrap; if not, why not (fit for a notice)."""
 
     confined: bool

@@ -10,9 +10,11 @@ never produces a ``Continue``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.cadence.plan import PlanDoc
@@ -52,8 +54,7 @@ from goalkeeper.store.todo_tasks import TaskTable
 from goalkeeper.store.trust import accepted_plans, current_promise
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(Struct, frozen=True):
     """The merged actions, and the session as it was saved."""
 
     actions: tuple[Action, ...]

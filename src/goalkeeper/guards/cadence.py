@@ -11,8 +11,10 @@ continuation cap, context pressure) and the continuation's words ``cadence_rules
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.anchors import render_anchors
 from goalkeeper.core.cadence.gates import RoundEvidence, kr_commands, render_ran
@@ -45,11 +47,10 @@ from goalkeeper.guards.cadence_rules import (
     without_plan,
 )
 from goalkeeper.guards.round_checks import announce, judge_round
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 
-@dataclass(frozen=True, slots=True)
-class CadenceState:
+class CadenceState(Struct, frozen=True):
     round: int = 0
     """Settles seen in this session."""
     last_phase: str | None = None
@@ -120,7 +121,7 @@ class CadenceGuard:
         return load_state_value(CadenceState, raw)
 
     def dump_state(self, state: CadenceState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(self, event: Event, state: CadenceState, ctx: Context) -> Verdict[CadenceState]:
         if isinstance(event, Settled):

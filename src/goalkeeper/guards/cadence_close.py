@@ -9,8 +9,9 @@ guard (``guards.cadence``) decides when to ask; this module says what the gates 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.gates import (
     CheckHistory,

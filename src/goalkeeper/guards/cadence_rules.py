@@ -13,8 +13,9 @@ guidance) are chosen here too. Pure.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.gates import (
     COUNTED,

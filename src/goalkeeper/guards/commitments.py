@@ -13,8 +13,10 @@ agent back for a real one. One cancellation with a concrete reason closes as bef
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.commitments import (
     Commitments,
@@ -39,15 +41,14 @@ from goalkeeper.core.values import (
     Settled,
     UserPrompt,
 )
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 ACCEPT_KEY = "plan.accept"
 ACCEPT_TIMEOUT_S = 60.0  # nobody answering keeps the plan's commitments open
 MAX_NAMED = 12
 
 
-@dataclass(frozen=True, slots=True)
-class CommitmentsState:
+class CommitmentsState(Struct, frozen=True):
     objective: str | None = None
     items: str = ""
     """The cycle's open commitments, one per line (``core.commitments.item_key``)."""
@@ -67,7 +68,7 @@ class CommitmentsGuard:
         return load_state_value(CommitmentsState, raw)
 
     def dump_state(self, state: CommitmentsState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(
         self, event: Event, state: CommitmentsState, ctx: Context

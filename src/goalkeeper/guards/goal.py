@@ -15,8 +15,9 @@ punished. Pure: GOAL.md is changed only through actions.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, replace
 from typing import Any, ClassVar
+
+from msgspec.structs import replace
 
 from goalkeeper.core.goals.approval_tool import NAME as GOAL_APPROVAL
 from goalkeeper.core.goals.goal import Goal, GoalUpdate
@@ -58,7 +59,7 @@ from goalkeeper.guards.goal_state import (
     stamp,
     trusted_goal_of,
 )
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 __all__ = ["GoalGuard", "GoalState", "render_goal_anchors"]
 
@@ -73,7 +74,7 @@ class GoalGuard:
         return load_state_value(GoalState, raw)
 
     def dump_state(self, state: GoalState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(self, event: Event, state: GoalState, ctx: Context) -> Verdict[GoalState]:
         if isinstance(event, UserPrompt):

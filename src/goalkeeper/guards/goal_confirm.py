@@ -14,8 +14,9 @@ Pure: the answers are ``Choice`` events, acted on through ``WriteGoal``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
+
+from msgspec.structs import replace
 
 from goalkeeper.core.goals.goal import Goal, GoalUpdate
 from goalkeeper.core.values import Action, Ask, Choice, Notify, Record, SessionStart, WriteGoal

@@ -8,7 +8,7 @@ API errors are retried with backoff, stagnation gets a recovery prompt, and the 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.markers import parse_goal_blocked
 from goalkeeper.core.goals.goal import Goal, GoalDoc, GoalUpdate, has_progress_words

@@ -8,16 +8,16 @@ three questions here, so they cannot answer differently. Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from msgspec import Struct
 
 from goalkeeper.core.goals.goal import Goal
 from goalkeeper.core.goals.promise import Held, judge_goal, trusted_goal
 from goalkeeper.guards.spec import Context
 
 
-@dataclass(frozen=True, slots=True)
-class GoalState:
+class GoalState(Struct, frozen=True):
     goal_id: str | None = None
     """The goal these counters belong to; another goal starts them over."""
     last_passing: int = -1

@@ -12,16 +12,16 @@ this guard existed) costs one lookup and changes nothing. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
+
+from msgspec import Struct
 
 from goalkeeper.core.proof.protected import session_key
 from goalkeeper.core.values import Event, KeepTests, UserPrompt
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 
-@dataclass(frozen=True, slots=True)
-class KeptTestsState:
+class KeptTestsState(Struct, frozen=True):
     kept: bool = False
     """The session's tests were asked to be kept (at its first user prompt)."""
 
@@ -36,7 +36,7 @@ class KeptTestsGuard:
         return load_state_value(KeptTestsState, raw)
 
     def dump_state(self, state: KeptTestsState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(
         self, event: Event, state: KeptTestsState, ctx: Context

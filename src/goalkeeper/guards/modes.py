@@ -26,8 +26,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.gates import (
     COUNTED,
@@ -53,7 +55,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.round_checks import announce, is_change, judge_round
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 RUNS_DIR = ".agents/runs"
 NORMAL_PHASES = ("discuss", "plan", "execute", "verify")
@@ -65,8 +67,7 @@ _EVIDENCE = re.compile(
 _ARTIFACT = {"plan": "PLAN.md", "execute": "EXECUTION.md", "verify": "VERIFY.md"}
 
 
-@dataclass(frozen=True, slots=True)
-class ModesState:
+class ModesState(Struct, frozen=True):
     mode: str | None = None
     """``quick`` or ``normal`` while a run is on; None otherwise."""
     run_dir: str | None = None
@@ -96,7 +97,7 @@ class ModesGuard:
         return load_state_value(ModesState, raw)
 
     def dump_state(self, state: ModesState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(self, event: Event, state: ModesState, ctx: Context) -> Verdict[ModesState]:
         if isinstance(event, UserPrompt) and _COMMAND.match(event.text):

@@ -13,15 +13,14 @@ alone can accept changed tests (``goalkeeper goal accept-tests``). Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from goalkeeper.core.values import Action, Inspect, TestReplay
 from goalkeeper.guards.goal_tests import run_record, tests_held, tests_key
 from goalkeeper.guards.spec import Context
 
 
-@dataclass(frozen=True, slots=True)
-class CloseCheck:
+class CloseCheck(Struct, frozen=True):
     """What the kept tests say about a close: ``ask`` the engine first, ``held`` (with the
     change's ``key``, said once), or go ahead with ``record`` for the close's journal entry."""
 

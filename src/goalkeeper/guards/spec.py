@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from msgspec import Struct, field, to_builtins
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.cadence.plan import PlanDoc
@@ -23,8 +25,7 @@ from goalkeeper.core.values import Action, Capability, Event, Facts
 S = TypeVar("S")
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(Struct, frozen=True):
     """Everything a guard may know besides the event and its own state."""
 
     now: float
@@ -63,8 +64,7 @@ class Context:
     goal guard can tell a coarse goal's route still shaping from one implementing."""
 
 
-@dataclass(frozen=True, slots=True)
-class WorkflowView:
+class WorkflowView(Struct, frozen=True):
     """What another guard may know of the session's workflow: the phase of its active work
     item (None when none is active) and the goal whose route it started (None: no goal's)."""
 
@@ -85,8 +85,7 @@ class WorkflowView:
         return cls(phase, goal_id if isinstance(goal_id, str) else None)
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict(Generic[S]):
+class Verdict(Struct, Generic[S], frozen=True):
     """What a guard decided: actions in the order it wants them, and its new state (None:
     unchanged)."""
 
@@ -122,14 +121,10 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _METHODS = {"initial_state": 0, "load_state": 1, "dump_state": 1, "on_event": 3}
 
 
-@dataclass
-class Registry:
+class Registry(Struct):
     """The guards of one engine, in the order their actions are merged."""
 
-    guards: list[Guard[Any]]
-
-    def __init__(self) -> None:
-        self.guards = []
+    guards: list[Guard[Any]] = field(default_factory=list)
 
     def register(self, guard: Guard[Any]) -> None:
         """Check the contract now, not when the guard first runs."""
@@ -172,18 +167,27 @@ _TYPES: dict[str, tuple[type, ...]] = {
 D = TypeVar("D")
 
 
+def dump_state_value(state: Struct) -> dict[str, Any]:
+    """A state struct as plain JSON data, nested values included (what ``load_state_value``
+    and the guards' own loaders read back)."""
+    data: dict[str, Any] = to_builtins(state)
+    return data
+
+
 def load_state_value(cls: type[D], raw: Mapping[str, Any]) -> D:
     """Rebuild a state dataclass from stored JSON: unknown keys and values of the wrong type are
     dropped (the field keeps its default), so a damaged row degrades instead of crashing."""
     default = cls()
     values: dict[str, Any] = {}
-    for f in fields(default):  # type: ignore[arg-type]
-        if f.name not in raw:
+    annotations: dict[str, str] = cls.__annotations__  # strings: the module defers annotations
+    for name in cls.__struct_fields__:  # type: ignore[attr-defined]
+        if name not in raw:
             continue
-        value = raw[f.name]
-        allowed = tuple(t for part in str(f.type).split("|") for t in _TYPES.get(part.strip(), ()))
+        value = raw[name]
+        written = str(annotations.get(name, ""))
+        allowed = tuple(t for part in written.split("|") for t in _TYPES.get(part.strip(), ()))
         if isinstance(value, bool) and bool not in allowed:
             continue
         if allowed and isinstance(value, allowed):
-            values[f.name] = value
+            values[name] = value
     return replace(default, **values)  # type: ignore[type-var]

@@ -14,9 +14,10 @@ swallow the verification duty.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import parse_gate
 from goalkeeper.core.todos.tree import Task, TodoTree, open_dependencies, prune_alive

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.core.proof.test_runners import narrows_selection
 from goalkeeper.core.proof.test_summary import TestSummary, parse_test_summary
@@ -35,8 +36,7 @@ CHANGE_SLACK_S = 2.0  # file mtime vs task creation: clock and timestamp granula
 TAIL_QUOTED = 1500  # characters of a re-run's output quoted in a refusal
 
 
-@dataclass(frozen=True, slots=True)
-class Judgement:
+class Judgement(Struct, frozen=True):
     """What goalkeeper made of a completion's claims: a refusal (with its short cause for the
     user's notice at a stop), the notes written into the task's ``metadata.verification``, and
     each claim as checked, for the completion record."""

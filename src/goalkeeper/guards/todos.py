@@ -15,8 +15,10 @@ tree is part of this guard's state, a value that reads the session's stored task
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import Baseline
 from goalkeeper.core.todos.tree import TodoTree, is_number
@@ -45,8 +47,7 @@ LONG_WAIT_MS = 60_000  # hard-coded in pi-todone
 SUBAGENT_TOOLS = ("subagent", "Task", "Agent")
 
 
-@dataclass(frozen=True, slots=True)
-class TodosState:
+class TodosState(Struct, frozen=True):
     tree: TodoTree = field(default_factory=TodoTree)
     storm: tuple[tuple[int, str, int], ...] = ()
     """Per task: the reason key of its consecutive refusals and how many there were."""
@@ -87,7 +88,7 @@ class TodosState:
 
 _STRUCTURED = ("tree", "storm", "baselines", "baseline_refs", "refused")
 
-_SCALARS = [f.name for f in fields(TodosState) if f.name not in _STRUCTURED]
+_SCALARS = [name for name in TodosState.__struct_fields__ if name not in _STRUCTURED]
 
 _ID_LISTS = ("pending_verify", "pending_parallel")
 

@@ -10,8 +10,9 @@ small as the open work. Pure.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import PROJECT_FOLDER, Baseline, make_baseline
 from goalkeeper.core.todos.tree import Task

@@ -12,8 +12,9 @@ a refusal is escalated and kept for the notice at a stop (``todos_refusals``). P
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from goalkeeper.core.proof.protected import session_key
 from goalkeeper.core.todos.evidence import (

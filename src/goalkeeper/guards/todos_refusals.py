@@ -8,8 +8,9 @@ not done and why, with the open gated ones. Pure.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import gate_names, parse_gate
 from goalkeeper.core.todos.tree import Task

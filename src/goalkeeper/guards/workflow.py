@@ -13,8 +13,10 @@ finished or cancelled explicitly rather than left stale.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.values import (
     Action,
@@ -31,7 +33,7 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.guards.spec import Context, Verdict, load_state_value
+from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 from goalkeeper.guards.workflow_text import (
     ACTIVE,
     ASK,
@@ -52,8 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["ACTIVE", "ASK", "GATEWAY", "TOOLS", "WorkflowGuard", "WorkflowState"]
 
 
-@dataclass(frozen=True, slots=True)
-class WorkflowState:
+class WorkflowState(Struct, frozen=True):
     active: dict[str, Any] | None = None
     """The active work item's record (catalog spec §7.1), or None."""
     delivered: tuple[str, ...] = ()
@@ -87,7 +88,7 @@ class WorkflowGuard:
         )
 
     def dump_state(self, state: WorkflowState) -> dict[str, Any]:
-        return asdict(state)
+        return dump_state_value(state)
 
     def on_event(self, event: Event, state: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
         if isinstance(event, ToolCall) and event.name in TOOLS:

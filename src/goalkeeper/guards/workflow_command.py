@@ -11,8 +11,9 @@ user's task reaches the agent but never a record.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from goalkeeper.core.values import Action, Advise, Notify, Problem, Record, UserPrompt
 from goalkeeper.guards.spec import Context, Verdict

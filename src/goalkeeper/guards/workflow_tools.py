@@ -8,8 +8,9 @@ reply, the record to journal and the new state.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from goalkeeper.core.values import Action, Block, Notify, Problem, Record, Reply, ToolCall
 from goalkeeper.guards.spec import Context, Verdict

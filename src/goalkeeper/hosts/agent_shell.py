@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 MARKERS: tuple[tuple[str, str | None, str], ...] = (
     ("CLAUDECODE", "1", "Claude Code"),
@@ -32,8 +33,7 @@ PROGRAMS = {"claude": "Claude Code", "pi": "Pi", "codex": "Codex CLI", "gemini":
 MAX_ANCESTORS = 64
 
 
-@dataclass(frozen=True, slots=True)
-class AgentShell:
+class AgentShell(Struct, frozen=True):
     """The agent found, and the evidence (a variable, or an ancestor's program)."""
 
     agent: str

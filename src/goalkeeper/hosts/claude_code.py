@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.config import Config, load_config
 from goalkeeper.core.messages import render
@@ -135,8 +136,7 @@ class HostInputError(ValueError):
     """The hook input cannot be used; the message says what was wrong with it."""
 
 
-@dataclass(frozen=True, slots=True)
-class HookInput:
+class HookInput(Struct, frozen=True):
     """The fields of a hook payload goalkeeper uses; unknown keys are ignored."""
 
     event: str

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct, field
 
 from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
 from goalkeeper.hosts.json_doc import (
@@ -45,8 +46,7 @@ STOP_TIMEOUT_S = 600  # a Stop may run the goal's verification (default timeout 
 _OURS = re.compile(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
 
 
-@dataclass(frozen=True, slots=True)
-class Receipt:
+class Receipt(Struct, frozen=True):
     """What install changed besides its own hooks, so uninstall can undo exactly that."""
 
     env_set: dict[str, str] = field(default_factory=dict)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
 
@@ -28,8 +29,7 @@ SHELL_TOOLS = frozenset({"Bash"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptTail:
+class TranscriptTail(Struct, frozen=True):
     tool_calls: int
     context_tokens: int | None
     size: int

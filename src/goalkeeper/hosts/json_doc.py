@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 MAX_BYTES = 16 * 1024 * 1024
 
@@ -23,8 +24,7 @@ class JsonFileError(Exception):
     """The file cannot be changed safely; it is left as it was."""
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
+class Style(Struct, frozen=True):
     """How a JSON file was laid out; ``Style()`` is what goalkeeper writes for a new file."""
 
     indent: str | None = "  "

@@ -15,9 +15,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from msgspec.structs import replace
 
 from goalkeeper.config import load_config
 from goalkeeper.core.messages import Lang, render

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.messages import Lang, render
@@ -212,8 +214,7 @@ def outcome_of(stop_reason: str) -> str:
     return "error" if stop_reason == "error" else "completed"
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(Struct, frozen=True):
     """Actions in Pi's terms: what to return to an awaited event, and what to send on."""
 
     result: dict[str, Any] | None = None

@@ -26,8 +26,9 @@ surrogate and NUL in a decoded line is replaced by U+FFFD.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from goalkeeper.core.text.sanitize import scrub_json
 
@@ -46,8 +47,7 @@ class ProtocolError(ValueError):
         self.id = id
 
 
-@dataclass(frozen=True, slots=True)
-class PiContext:
+class PiContext(Struct, frozen=True):
     """What the extension read from Pi's ``ctx`` for this message."""
 
     cwd: str | None = None
@@ -61,8 +61,7 @@ class PiContext:
     stale: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Incoming:
+class Incoming(Struct, frozen=True):
     """One message from the extension."""
 
     kind: InKind

@@ -18,10 +18,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
+
+from msgspec import Struct, field
 
 GRACE_S = 1.5
 """After a settle, how long nothing may start for the run to count as finished: longer than the
@@ -43,8 +44,7 @@ class PiTimeout(PiRunError):
     """Pi did not settle in time (``goalkeeper run`` counts it as cut, not crashed)."""
 
 
-@dataclass
-class RunResult:
+class RunResult(Struct):
     session_id: str | None
     outcome: str
     """``closed``, ``paused`` or ``stopped``."""

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 QUIET_S = 0.5
 """Long enough for the other extensions' reactions (a chained run starts 2–6 ms after
@@ -32,8 +33,7 @@ _TRANSIENT = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RetrySettings:
+class RetrySettings(Struct, frozen=True):
     """Pi's agent-level retry (settings ``retry``): its defaults unless the settings say else."""
 
     enabled: bool = True
@@ -45,8 +45,7 @@ class RetrySettings:
         return float(self.base_delay_ms * 2 ** min(attempt, 16)) / 1000
 
 
-@dataclass(frozen=True, slots=True)
-class RunEnd:
+class RunEnd(Struct, frozen=True):
     """What an ``agent_end`` said: how the run stopped and its last assistant text."""
 
     stop_reason: str = "stop"
@@ -58,8 +57,7 @@ class RunEnd:
         return self.stop_reason == "aborted"
 
 
-@dataclass(frozen=True, slots=True)
-class Arm:
+class Arm(Struct, frozen=True):
     """Settle in ``delay_s`` unless something happens first; ``generation`` names this timer."""
 
     delay_s: float

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from goalkeeper.core.workflows.catalog import (
     Catalog,
@@ -42,8 +43,7 @@ _NOT_CLASSIFIED = ": not in the catalog"
 Stamp = tuple[int, int] | None  # (mtime_ns, size); None when the path does not exist
 
 
-@dataclass(frozen=True, slots=True)
-class ProcedureReader:
+class ProcedureReader(Struct, frozen=True):
     """Reads a procedure's text: a user entry from the user's folder, then the built-in one.
 
     Raises ``ResolveError`` (the resolver's error, so callers catch one type) when the file is
@@ -66,8 +66,7 @@ class ProcedureReader:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class LoadedCatalog:
+class LoadedCatalog(Struct, frozen=True):
     """The catalog in use, a reader for its procedure texts, and what is wrong with it."""
 
     catalog: Catalog

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import fields, is_dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.store import yaml12
 
@@ -86,12 +87,12 @@ def render(key: Any, value: Any) -> str:
 
 
 def yamlable(value: Any) -> Any:
-    """Plain YAML data for a field value: mappings, lists (from tuples too), dataclasses (as
+    """Plain YAML data for a field value: mappings, lists (from tuples too), value structs (as
     mappings), strings, numbers, booleans and None."""
     if value is None or isinstance(value, str | bool | int | float):
         return value
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: yamlable(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Struct):
+        return {name: yamlable(getattr(value, name)) for name in value.__struct_fields__}
     if isinstance(value, Mapping):
         return {k: yamlable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -17,9 +17,10 @@ import itertools
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.core.goals.goal import (
     Goal,
@@ -50,8 +51,7 @@ class GoalFileError(Exception):
     The file is left untouched."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Parsed:
+class _Parsed(Struct, frozen=True):
     """A GOAL.md read for writing: its text and where the frontmatter and the body are."""
 
     text: str

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 KEEP = 20_000  # entries kept per project; pruning runs every PRUNE_EVERY appends
 PRUNE_EVERY = 500
 
 
-@dataclass(frozen=True, slots=True)
-class JournalEntry:
+class JournalEntry(Struct, frozen=True):
     id: int
     session_id: str | None
     at: float

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from goalkeeper.store.journal import JournalEntry, _data
 
@@ -35,8 +36,7 @@ _USER_HONEST_EXITS = frozenset({"blocked_same", "blocked_stalled"})
 """The agent said it is blocked, the same way, round after round: it needs the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentExit:
+class AgentExit(Struct, frozen=True):
     """How the agent process ended, as goalkeeper saw it (not what the agent said)."""
 
     started: bool = True
@@ -47,8 +47,7 @@ class AgentExit:
     """Why it could not run or did not finish (goalkeeper's words)."""
 
 
-@dataclass(frozen=True, slots=True)
-class RunOutcome:
+class RunOutcome(Struct, frozen=True):
     outcome: OutcomeName
     reason: str
     continuations: int = 0

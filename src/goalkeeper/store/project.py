@@ -15,9 +15,10 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 MAX_FILE_BYTES = 1_000_000
 """Configuration files larger than this are generated or vendored, not written by hand."""
@@ -33,8 +34,7 @@ _NPM_PLACEHOLDER = re.compile(r"no test specified", re.IGNORECASE)
 _MAKE_RULE = re.compile(r"^([A-Za-z0-9_.%/ -]+?)[ \t]*::?(?!=)", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class _Project:
+class _Project(Struct, frozen=True):
     """What the project's configuration says, read once."""
 
     scripts: Mapping[str, str]
@@ -50,8 +50,7 @@ class _Project:
     go: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectTests:
+class ProjectTests(Struct, frozen=True):
     """This project's answer to "what is the test command?", for both of its users.
     ``verify``: what a goal that asks for passing tests runs (one per declared suite; a Makefile
     ``test`` target stands for all of them). ``accepted``: every spelling of those runners an

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 _COLUMNS = (
     "session_id, host, created_at, updated_at, events, continuations, lang, guards, host_state, "
@@ -17,8 +18,7 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
+class SessionRow(Struct, frozen=True):
     session_id: str
     host: str
     created_at: float

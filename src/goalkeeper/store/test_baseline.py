@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from goalkeeper.core.proof.protected import is_protected, protected_digest
 
@@ -24,8 +25,7 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024
 """A test suite larger than this is not written by hand; what is beyond it is not protected."""
 
 
-@dataclass(frozen=True, slots=True)
-class Baseline:
+class Baseline(Struct, frozen=True):
     """The protected files of a goal: their content and change digest, by relative path."""
 
     goal_id: str

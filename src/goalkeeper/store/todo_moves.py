@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.tree import TodoTree, is_number
 from goalkeeper.store.sessions import json_object

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.tree import STATUSES, Task, TodoTree, task_from_json
 from goalkeeper.store.sessions import json_object

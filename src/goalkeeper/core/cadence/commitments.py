@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from goalkeeper.core.cadence.plan import Plan
 
@@ -34,16 +35,14 @@ MIN_REASON_WORDS = 2  # "nobody asked" says why; "later" does not
 MIN_REASON_CJK = 4
 
 
-@dataclass(frozen=True, slots=True)
-class Commitments:
+class Commitments(Struct, frozen=True):
     """What the user was promised at the start of a cycle: the objective and the open items."""
 
     objective: str | None
     open_items: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MaterialChange:
+class MaterialChange(Struct, frozen=True):
     """A change of the plan only the user may accept: the objective rewritten, or most or all
     open commitments dropped (cancelled or deleted)."""
 

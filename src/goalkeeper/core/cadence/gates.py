@@ -22,8 +22,9 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal, get_args
+
+from msgspec import Struct
 
 from goalkeeper.core.cadence.plan import ItemState, KeyResult, Plan
 from goalkeeper.core.goals.verify import failure_headline
@@ -79,8 +80,7 @@ COUNTED: frozenset[str] = frozenset({"passed", "failed", "unknown", "narrowed"})
 """Verdicts of a verification that ran and finished: the last one decides the round."""
 
 
-@dataclass(frozen=True, slots=True)
-class OpenItem:
+class OpenItem(Struct, frozen=True):
     """Something that keeps a gate closed: an open item, or a cancellation without a reason."""
 
     text: str
@@ -88,15 +88,13 @@ class OpenItem:
     line: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class GateResult:
+class GateResult(Struct, frozen=True):
     gate: GateId
     passed: bool
     open: tuple[OpenItem, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class GateReport:
+class GateReport(Struct, frozen=True):
     results: tuple[GateResult, ...]
 
     @property
@@ -111,8 +109,7 @@ class GateReport:
         return next((r for r in self.results if r.gate == gate), None)
 
 
-@dataclass(frozen=True, slots=True)
-class CheckHistory:
+class CheckHistory(Struct, frozen=True):
     """Round numbers of the last reported ``do`` and ``check``, what that check's round proves
     (``None``: recorded before rounds were judged, as ``untold``), the last round that changed a
     project file without a verification after it, and what the check ran (``detail``, as
@@ -227,16 +224,14 @@ def _open_item(text: str, state: ItemState, reason: str | None, line: int) -> Op
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RanCommand:
+class RanCommand(Struct, frozen=True):
     """A shell command of the round and what it was for the check."""
 
     command: str
     verdict: RunVerdict
 
 
-@dataclass(frozen=True, slots=True)
-class RoundEvidence:
+class RoundEvidence(Struct, frozen=True):
     """What one round's tool activity proves: its ``status``, each shell command with its
     verdict, the first project file changed after the last verification (``changed``: such a
     change must be checked again), and the failing line of a failed verification."""

@@ -10,8 +10,9 @@ lines and ``[PLAN] working|complete|blocked``. Pure; no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from goalkeeper.core.text.mdcode import closes_fence, inline_code_spans, opens_fence
 
@@ -32,8 +33,7 @@ _COORD = re.compile(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is
 _LEGACY_PHASE: dict[str, Phase] = {"working": "do", "complete": "complete", "blocked": "blocked"}
 
 
-@dataclass(frozen=True, slots=True)
-class Marker:
+class Marker(Struct, frozen=True):
     """A reported phase; ``reason`` is set for ``blocked``, ``coordinate`` for map positions."""
 
     phase: Phase

@@ -9,8 +9,9 @@ Pure; no I/O. Never raises on any text: unknown shapes are ignored, never guesse
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
+
+from msgspec import Struct
 
 from goalkeeper.core.text.lang import CJK, detect_lang
 from goalkeeper.core.text.mdcode import closes_fence, opens_fence
@@ -47,8 +48,7 @@ _CURRENT = _label("当前|现在|目前|实际", "currently|current|now|actual|a
 _OBJECTIVE_LABEL = re.compile(r"^(?:O|objective|目标)\s*[:：]\s*", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
+class Progress(Struct, frozen=True):
     """The figures of a key result: baseline → target, and where it stands now."""
 
     baseline: float | None = None
@@ -56,8 +56,7 @@ class Progress:
     current: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class KeyResult:
+class KeyResult(Struct, frozen=True):
     text: str
     state: ItemState
     line: int
@@ -83,16 +82,14 @@ class MapLeaf(NamedTuple):
     """The ancestor whose ``[-]`` cancelled this leaf, if it was not cancelled itself."""
 
 
-@dataclass(frozen=True, slots=True)
-class Swot:
+class Swot(Struct, frozen=True):
     S: str | None = None
     W: str | None = None
     O: str | None = None  # noqa: E741 - the SWOT letter
     T: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Struct, frozen=True):
     swot: Swot
     objective: str | None
     key_results: tuple[KeyResult, ...]
@@ -471,8 +468,7 @@ def _to_float(raw: str) -> float | None:
 _THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+")
 
 
-@dataclass(frozen=True, slots=True)
-class PlanDoc:
+class PlanDoc(Struct, frozen=True):
     """The plan file as the engine sees it: its path, and the parsed plan or why it is unusable.
 
     ``problem`` set means the file exists but cannot be used (too large, binary); ``note`` means

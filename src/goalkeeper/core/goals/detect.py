@@ -21,8 +21,9 @@ lean towards "no goal". Pure; no I/O; never raises on any text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from goalkeeper.core.goals.cues import (
     IMPERATIVE_KINDS,
@@ -67,8 +68,7 @@ MAX_TRIGGERS = 16
 prompt that repeats a trigger more often than this is pasted text, not a goal statement."""
 
 
-@dataclass(frozen=True, slots=True)
-class GoalIntent:
+class GoalIntent(Struct, frozen=True):
     """A goal stated in a prompt. ``stages`` is set for a coarse goal only: its steps in order,
     which also serve as its acceptance criteria when no workflow takes it over."""
 

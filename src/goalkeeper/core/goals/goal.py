@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
 
@@ -29,15 +30,13 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^(\s*)[-*+]\s+(?:\[([ xX-])\]\s+)?(.*)$")
 
 
-@dataclass(frozen=True, slots=True)
-class Criterion:
+class Criterion(Struct, frozen=True):
     text: str
     state: ItemState
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(Struct, frozen=True):
     """The last failed verification: what ran, how it ended, its normalized signature."""
 
     command: str | None = None
@@ -47,8 +46,7 @@ class Failure:
     at: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Goal:
+class Goal(Struct, frozen=True):
     objective: str
     status: GoalStatus = "active"
     verify: tuple[str, ...] = ()
@@ -81,15 +79,13 @@ class Goal:
         return sum(1 for c in self.criteria if c.state == "done")
 
 
-@dataclass(frozen=True, slots=True)
-class GoalBody:
+class GoalBody(Struct, frozen=True):
     objective: str | None
     criteria: tuple[Criterion, ...]
     progress_log: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class GoalUpdate:
+class GoalUpdate(Struct, frozen=True):
     """Changes goalkeeper makes to GOAL.md: frontmatter fields to set, Progress Log lines to
     append, and whether to archive the goal. Everything else in the file stays as it is."""
 
@@ -360,8 +356,7 @@ def _text(value: object) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class GoalDoc:
+class GoalDoc(Struct, frozen=True):
     """GOAL.md as the engine sees it: its path, and the goal or why it cannot be used."""
 
     path: str

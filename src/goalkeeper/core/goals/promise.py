@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
 from typing import Literal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.goals.goal import DEFAULT_RETRIES, DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Goal
 
@@ -25,8 +27,7 @@ ACTED_ON = ("active", "needs-upgrade")
 """GOAL.md statuses goalkeeper verifies at a stop."""
 
 
-@dataclass(frozen=True, slots=True)
-class Promise:
+class Promise(Struct, frozen=True):
     """A goal as the user approved it, with what goalkeeper recorded of its repair loop."""
 
     goal_id: str
@@ -57,8 +58,7 @@ class Promise:
 HeldKind = Literal["unapproved", "changed", "replaced", "missing"]
 
 
-@dataclass(frozen=True, slots=True)
-class Held:
+class Held(Struct, frozen=True):
     """GOAL.md is not the goal the user approved. ``unapproved``: no goal was approved (the
     agent wrote one, or it predates approvals); ``changed``: the approved goal's objective,
     verify or criteria were edited; ``replaced``: GOAL.md holds another goal than the open one;

@@ -22,9 +22,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from msgspec import Struct
 
 from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
 
@@ -99,8 +100,7 @@ _STOPWORDS = _words(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Code:
+class _Code(Struct, frozen=True):
     start: int
     content: str
 
@@ -145,8 +145,7 @@ def _commands(text: str) -> tuple[tuple[str, ...], str]:
     return tuple(out), blank_spans(prose, spans)
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyRequest:
+class VerifyRequest(Struct, frozen=True):
     """Every condition a goal's text names: the commands it writes out, and the kinds of check
     it asks for in prose that none of those commands already is ("`npm test` passes and lint is
     clean" → ``npm test`` and kind ``lint``). Both empty when the text names no check at all:

@@ -17,8 +17,9 @@ import hashlib
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from goalkeeper.core.goals.verify import DEFAULT_TEST_GLOBS, is_test_path
 
@@ -46,8 +47,7 @@ PACKAGE_KEYS = ("jest", "vitest", "mocha", "ava", "c8", "nyc")
 ChangeKind = Literal["modified", "deleted", "added"]
 
 
-@dataclass(frozen=True, slots=True)
-class TestChange:
+class TestChange(Struct, frozen=True):
     """A protected file that is not what it was when the goal was set."""
 
     __test__ = False  # a value, not a pytest test class

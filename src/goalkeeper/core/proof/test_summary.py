@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
-class TestSummary:
+class TestSummary(Struct, frozen=True):
     """What a run's summary says. ``passed`` counts tests that ran and passed (a lower bound
     where the runner gives no count, as go's ``ok  pkg``); ``runner`` is ``unknown`` when no
     summary was recognised."""

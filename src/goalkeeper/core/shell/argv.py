@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 SHELL_SYNTAX = re.compile(r"[;&|<>`$()\n\r*?\[\]{}~!#]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
 """Text a shell would interpret (operators, substitutions, globs, an env assignment first):
@@ -27,8 +28,7 @@ _SHELL_OPERATORS = re.compile(r"[;&|<>`\n\r]|\$\(|\$\{")
 _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
 
 
-@dataclass(frozen=True, slots=True)
-class Rerun:
+class Rerun(Struct, frozen=True):
     """What goalkeeper may run for a claimed command: ``argv``, or ``refusal`` (a stable id
     for the message catalog's ``trust.rerun.<refusal>``) with ``detail`` (the argument at fault,
     or the approved commands)."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 OPERATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n", "(", ")")
 """Control operators, longest first (``&&`` before ``&``)."""
@@ -147,8 +148,7 @@ def split_heredocs(command: str) -> tuple[str, list[tuple[str, str]]]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(Struct, frozen=True):
     """One shell word: ``text`` with its quotes removed and escapes applied, ``raw`` as written.
     ``literal`` is False when the shell would expand it into something the text does not show:
     a variable, ``$(…)``, backticks, arithmetic, a leading ``~`` or braces (``{a,b}``)."""
@@ -158,8 +158,7 @@ class Word:
     literal: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Redirect:
+class Redirect(Struct, frozen=True):
     """A redirection: its operator (``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``>&``, ``<>``,
     ``<``, ``<<``, ``<<<``, ``<&``) and its target word (None when the line ends first)."""
 
@@ -167,8 +166,7 @@ class Redirect:
     target: Word | None
 
 
-@dataclass(frozen=True, slots=True)
-class Simple:
+class Simple(Struct, frozen=True):
     """A simple command: its words, its redirections, and the command lines it holds
     (``$(…)``, backticks, ``<(…)``, ``>(…)``): those run too."""
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from goalkeeper.core.shell.line import (
     Redirect,
@@ -66,8 +67,7 @@ _REMOVERS = frozenset({"rm", "unlink", "rmdir", "shred"})
 _COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln"})
 
 
-@dataclass(frozen=True, slots=True)
-class Writes:
+class Writes(Struct, frozen=True):
     """What a command line writes: ``paths`` as written (literal ones), ``unknown``: targets it
     cannot read as a path (as written), ``links``: links it makes (``ln``, ``cp -s``), through
     which a later write lands somewhere else; ``removed``: see below."""
@@ -80,8 +80,7 @@ class Writes:
     too, which the check gate does not count (``rm -rf .pytest_cache`` after a run)."""
 
 
-@dataclass
-class _Found:
+class _Found(Struct):
     paths: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)

@@ -15,8 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.core.todos.tree import UNDEFINED, Task, is_number, js_str
 from goalkeeper.core.values import Problem
@@ -69,8 +70,7 @@ def validate_evidence(ev: object) -> Problem | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Normalized:
+class Normalized(Struct, frozen=True):
     """Exactly one of the two is set."""
 
     evidence: dict[str, Any] | None
@@ -113,8 +113,7 @@ def normalize_evidence(raw: object) -> Normalized:
     return Normalized(None, problem) if problem else Normalized(normalized, None)
 
 
-@dataclass(frozen=True, slots=True)
-class Gate:
+class Gate(Struct, frozen=True):
     test: bool = False
     audit: bool = False
 
@@ -187,14 +186,12 @@ def validate_gate_kind(
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class FileClaim:
+class FileClaim(Struct, frozen=True):
     path: str
     op: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class CommandClaim:
+class CommandClaim(Struct, frozen=True):
     cmd: str
     exit: int | float | None
 
@@ -261,8 +258,7 @@ UNREAD = "-" * _CONTENT_KEY
 """The content key of a file that was there but not read (too large, unreadable)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Baseline:
+class Baseline(Struct, frozen=True):
     """The project's files when a task was created, compactly: one fixed-width record per
     file (a key of its path, a key of its content), the folders that were not read, and
     whether every other file was read. Several tasks created with nothing changed in between

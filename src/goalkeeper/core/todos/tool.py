@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from goalkeeper.core.todos.reply import result
 from goalkeeper.core.todos.tree import (
@@ -30,8 +32,7 @@ MAX_DESCRIPTION = 10_000
 MAX_METADATA = 64 * 1024  # serialized; evidence with output tails fits, a pasted log does not
 
 
-@dataclass(frozen=True, slots=True)
-class TodoCall:
+class TodoCall(Struct, frozen=True):
     """A todo tool call as the gates read it. ``id`` stays raw: a non-number is a refusal
     reason of its own. ``evidence`` is read from ``metadata.evidence`` when ``metadata`` has
     that key, else from a top-level ``evidence`` (spec §4.1)."""
@@ -94,8 +95,7 @@ def parse_todo_call(raw: object) -> TodoCall | Problem:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
+class Applied(Struct, frozen=True):
     """A tool call applied: the new tree, and the tool's result for the model."""
 
     tree: TodoTree

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeGuard, cast
+
+from msgspec import Struct, field
 
 from goalkeeper.core.values import Problem
 
@@ -31,8 +32,7 @@ def is_number(value: object) -> TypeGuard[int | float]:
     return not isinstance(value, float) or math.isfinite(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(Struct, frozen=True):
     id: int
     subject: str
     status: Status = "pending"

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from typing import Literal, cast
+
+from msgspec import Struct
 
 Kind = Literal["workflow", "utility", "reference", "asset"]
 Invocation = Literal["model", "user", "internal"]
@@ -22,8 +23,7 @@ KINDS: tuple[Kind, ...] = ("workflow", "utility", "reference", "asset")
 INVOCATIONS: tuple[Invocation, ...] = ("model", "user", "internal")
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
+class Placement(Struct, frozen=True):
     """Where a workflow procedure sits in one route: its phase and the legal next procedures.
 
     ``allowed_next`` is kept as written (ids or aliases); ``Catalog.allowed`` gives them as ids.
@@ -38,8 +38,7 @@ class Placement:
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Procedure:
+class Procedure(Struct, frozen=True):
     """One catalog entry (§2): a workflow step, a standalone utility, a reference or an asset."""
 
     id: str
@@ -57,8 +56,7 @@ class Procedure:
     placements: tuple[Placement, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(Struct, frozen=True):
     """A route as menus and the model's gateway show it (§2.1 ``workflowRoutes``)."""
 
     route: str
@@ -67,26 +65,40 @@ class Route:
     description: str
 
 
-@dataclass(frozen=True, slots=True)
 class Catalog:
     """The entries in catalog order, with every lookup answered from dictionaries built once.
 
     Lookups never raise: an unknown id gives None or an empty tuple. Where a (broken) catalog
     holds an id twice, the first entry wins, as ``validate_catalog`` reports."""
 
-    entries: tuple[Procedure, ...]
-    _keys: dict[str, str] = field(init=False, repr=False, compare=False)
-    _by_id: dict[str, Procedure] = field(init=False, repr=False, compare=False)
-    _by_file: dict[str, Procedure] = field(init=False, repr=False, compare=False)
-    _by_route: dict[str, tuple[Procedure, ...]] = field(init=False, repr=False, compare=False)
-    _placed: dict[tuple[str, str], Placement] = field(init=False, repr=False, compare=False)
-    _allowed: dict[tuple[str, str], tuple[str, ...]] = field(init=False, repr=False, compare=False)
-    _routes: tuple[Route, ...] = field(init=False, repr=False, compare=False)
-    _workflows: tuple[Procedure, ...] = field(init=False, repr=False, compare=False)
-    _standalone: tuple[Procedure, ...] = field(init=False, repr=False, compare=False)
-    _model_standalone: tuple[Procedure, ...] = field(init=False, repr=False, compare=False)
+    __slots__ = (
+        "_allowed",
+        "_by_file",
+        "_by_id",
+        "_by_route",
+        "_keys",
+        "_model_standalone",
+        "_placed",
+        "_routes",
+        "_standalone",
+        "_workflows",
+        "entries",
+    )
 
-    def __post_init__(self) -> None:
+    entries: tuple[Procedure, ...]
+    _keys: dict[str, str]
+    _by_id: dict[str, Procedure]
+    _by_file: dict[str, Procedure]
+    _by_route: dict[str, tuple[Procedure, ...]]
+    _placed: dict[tuple[str, str], Placement]
+    _allowed: dict[tuple[str, str], tuple[str, ...]]
+    _routes: tuple[Route, ...]
+    _workflows: tuple[Procedure, ...]
+    _standalone: tuple[Procedure, ...]
+    _model_standalone: tuple[Procedure, ...]
+
+    def __init__(self, entries: tuple[Procedure, ...]) -> None:
+        self.entries = entries
         keys: dict[str, str] = {}
         for entry in self.entries:
             for alias in entry.aliases:
@@ -118,21 +130,28 @@ class Catalog:
                     routes.append(
                         Route(p.route, p.title or p.route, p.label or entry.label, description)
                     )
-        set_ = object.__setattr__
-        set_(self, "_keys", keys)
-        set_(self, "_by_id", by_id)
-        set_(self, "_by_file", by_file)
-        set_(self, "_by_route", {route: tuple(found) for route, found in by_route.items()})
-        set_(self, "_placed", placed)
+        self._keys = keys
+        self._by_id = by_id
+        self._by_file = by_file
+        self._by_route = {route: tuple(found) for route, found in by_route.items()}
+        self._placed = placed
         allowed = {
             key: tuple(self.normalize(n) for n in p.allowed_next) for key, p in placed.items()
         }
-        set_(self, "_allowed", allowed)
-        set_(self, "_routes", tuple(routes))
-        set_(self, "_workflows", tuple(e for e in self.entries if e.placements))
+        self._allowed = allowed
+        self._routes = tuple(routes)
+        self._workflows = tuple(e for e in self.entries if e.placements)
         standalone = tuple(e for e in self.entries if e.standalone)
-        set_(self, "_standalone", standalone)
-        set_(self, "_model_standalone", tuple(e for e in standalone if e.invocation == "model"))
+        self._standalone = standalone
+        self._model_standalone = tuple(e for e in standalone if e.invocation == "model")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Catalog) and other.entries == self.entries
+
+    __hash__ = None  # type: ignore[assignment]  # equal by entries, yet holds dictionaries
+
+    def __repr__(self) -> str:
+        return f"Catalog(entries={self.entries!r})"
 
     def normalize(self, x: str) -> str:
         """§2.1 ``normalizeProcedureId``: trim, drop a trailing ``.md`` (any case), map an alias

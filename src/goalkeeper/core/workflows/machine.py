@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from goalkeeper.core.values import Problem
 from goalkeeper.core.workflows.catalog import Catalog
@@ -44,8 +46,7 @@ class WorkflowError(ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class WorkflowRecord:
+class WorkflowRecord(Struct, frozen=True):
     """One state of a work item (§7.1). The user's own words are never part of it."""
 
     work_item: str

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from goalkeeper.core.messages import make_say
 from goalkeeper.core.values import Problem
@@ -52,8 +53,7 @@ class ResolveError(ValueError):
         return cls(Problem.of(key, **fields))
 
 
-@dataclass(frozen=True, slots=True)
-class Bundle:
+class Bundle(Struct, frozen=True):
     """What the model reads for ``root``: the ids loaded, in order; the references it may load
     next; the rendered blocks and their UTF-8 size."""
 

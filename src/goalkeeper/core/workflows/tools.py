@@ -10,8 +10,9 @@ Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from goalkeeper.core.messages import Say
 from goalkeeper.core.workflows.catalog import Catalog
@@ -21,8 +22,7 @@ ACTIVE = "workflow_active"
 ASK = "workflow_ask"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(Struct, frozen=True):
     name: str
     label: str
     description: str
