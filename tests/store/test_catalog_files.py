@@ -18,6 +18,7 @@ from goalkeeper.core.workflows.resolver import (
     MAX_BUNDLE_BYTES,
     ResolveError,
     bundle,
+    deliverability_problems,
     workflow_context,
 )
 from goalkeeper.store.catalog_files import BUILTIN_DIR, LoadedCatalog, load_catalog
@@ -318,6 +319,12 @@ def test_the_builtin_catalog_is_sound(real: LoadedCatalog) -> None:
     assert real.files == {e.file for e in real.catalog.entries}
     assert len({e.id for e in real.catalog.entries}) == len(real.catalog.entries) == 54
     assert BUILTIN_DIR.name == "workflows"
+
+
+def test_the_builtin_catalog_is_deliverable(real: LoadedCatalog) -> None:
+    """A hook does not resolve the built-in catalog as it loads it (that reads every text):
+    this test is what proves every built-in entry resolves (no cycle, within the cap)."""
+    assert deliverability_problems(real.catalog, real.read) == []
 
 
 def test_every_bundle_fits_the_cap(real: LoadedCatalog) -> None:

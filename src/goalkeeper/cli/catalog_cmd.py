@@ -32,30 +32,34 @@ def check_command(app: App, as_json: bool) -> int:
 
     Exit status: 0 when there are no problems, 1 when there are any.
     """
+    from goalkeeper.core.workflows.resolver import deliverability_problems
     from goalkeeper.store.catalog_files import NOT_USED, load_catalog
 
     config = load_config(app.project, relevant_env())
     loaded = load_catalog(app.project, config.catalog)
     catalog = loaded.catalog
+    problems = loaded.problems
+    if loaded.user_catalog is None:  # a merged catalog was resolved whole as it loaded
+        problems = (*problems, *deliverability_problems(catalog, loaded.read))
     routes = catalog.routes()
     if as_json:
         echo_json(
             {
-                "ok": not loaded.problems,
+                "ok": not problems,
                 "entries": len(catalog.entries),
                 "routes": [r.route for r in routes],
                 "user_catalog": str(loaded.user_catalog) if loaded.user_catalog else None,
-                "problems": list(loaded.problems),
+                "problems": list(problems),
             }
         )
-    elif loaded.problems:
-        for problem in loaded.problems:
+    elif problems:
+        for problem in problems:
             click.echo(problem)
-        count = sum(1 for p in loaded.problems if not p.endswith(NOT_USED))
+        count = sum(1 for p in problems if not p.endswith(NOT_USED))
         click.echo(f"{count} catalog problem{'' if count == 1 else 's'}", err=True)
     else:
         click.echo(f"catalog OK: {len(catalog.entries)} entries, {len(routes)} routes")
-    return int(ExitCode.NOT_PASSED if loaded.problems else ExitCode.OK)
+    return int(ExitCode.NOT_PASSED if problems else ExitCode.OK)
 
 
 COMMANDS = (catalog_group,)
