@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goalkeeper.core.messages import CATALOGS, Lang, make_say, render, resolve_lang
+from goalkeeper.core.messages import Lang, catalog, make_say, render, resolve_lang
 
-EN = CATALOGS["en"]
-ZH = CATALOGS["zh"]
+EN = catalog("en")
+ZH = catalog("zh")
 KEYS = sorted(EN)
 LANGS: list[Lang] = ["en", "zh"]
 
@@ -35,7 +35,7 @@ def test_placeholders_match_across_languages(key: str) -> None:
 @pytest.mark.parametrize("key", KEYS)
 def test_every_template_parses(lang: Lang, key: str) -> None:
     """Every template is a valid format string with named fields only."""
-    fields = _fields(CATALOGS[lang][key])
+    fields = _fields(catalog(lang)[key])
     assert all(name.isidentifier() for name in fields)
 
 
@@ -43,7 +43,7 @@ def test_every_template_parses(lang: Lang, key: str) -> None:
 @pytest.mark.parametrize("key", KEYS)
 def test_every_message_renders_with_its_fields(lang: Lang, key: str) -> None:
     """Given all its fields, each message renders with no placeholder left."""
-    template = CATALOGS[lang][key]
+    template = catalog(lang)[key]
     values = {name: f"<{name}>" for name in _fields(template)}
     text = render(lang, key, **values)
     assert text
@@ -54,7 +54,7 @@ def test_every_message_renders_with_its_fields(lang: Lang, key: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_guidance_static_has_no_placeholders(lang: Lang) -> None:
     """``guidance.static`` is a static, cache-safe string without ``{`` placeholders."""
-    template = CATALOGS[lang]["guidance.static"]
+    template = catalog(lang)["guidance.static"]
     assert "{" not in template
     assert "}" not in template
 

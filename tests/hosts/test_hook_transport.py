@@ -327,13 +327,16 @@ def test_peer_uid_is_this_users_on_a_socket_pair() -> None:
 
 
 def test_only_goalkeepers_variables_are_forwarded() -> None:
-    """GOALKEEPER_*, PI_TODONE_* and the two Claude Code variables the engine reads; never a
-    token or any other CLAUDE_* variable."""
+    """GOALKEEPER_*, PI_TODONE_* and the host variables the engine reads (two of Claude Code's,
+    Gemini CLI's project); never a token or any other CLAUDE_* / GEMINI_* variable."""
     environ = {
         "GOALKEEPER_LANG": "zh",
         "PI_TODONE_STALL_THRESHOLD": "3",
         "CLAUDE_PROJECT_DIR": "/p",
         "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "50",
+        "GEMINI_PROJECT_DIR": "/p",
+        "GEMINI_API_KEY": "canary",
+        "CODEX_HOME": "/root/.codex",
         "CLAUDE_CODE_OAUTH_TOKEN": "canary",
         "CLAUDE_CODE_SESSION_ID": "sess",
         "CLAUDECODE": "1",

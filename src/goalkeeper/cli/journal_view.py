@@ -8,11 +8,12 @@ each renderer escapes it for its own medium (HTML, Markdown).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from goalkeeper.core.text.lazy_re import lazy_re
+
+_CONTROL = lazy_re(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Control characters (an ANSI escape, a bell) the agent may have written: a line shown in a
 terminal must not move its cursor or recolour it."""
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from goalkeeper.cli.journal_view import run_line
 from goalkeeper.cli.report_data import close_summary
+from goalkeeper.core.text.lazy_re import lazy_re
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+_MD_SPECIAL = lazy_re(r"([\\`*_\[\]#|~])")
 VERDICT_WORDS = {
     "proven": "✓ proven",
     "closed": "✓ closed",

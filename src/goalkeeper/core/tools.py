@@ -28,3 +28,7 @@ def shell_command(data: Mapping[str, Any]) -> str:
     """The command line a shell tool runs, or ""."""
     value = data.get("command")
     return value if isinstance(value, str) else ""
+
+
+TODO_TOOL = "todo"
+"""goalkeeper's own todo tool, by its neutral name (a host maps it: ``Context.tool_names``)."""

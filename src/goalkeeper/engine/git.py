@@ -22,7 +22,6 @@ outside the host's permission prompts, so none of that may run. Two layers:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.engine.ports import Runner, find_program
 from goalkeeper.store.safe_read import open_exact
 
@@ -174,7 +174,7 @@ _LS_TREE_BUDGET = 2000
 _RECORD_OVERHEAD = 80
 _HEX_LENGTH = {"sha1": 40, "sha256": 64}
 _HEAD = ("-q", "--verify", "HEAD^{commit}")  # the commit, or exit 1 before the first one
-_RECORD = re.compile(r"(\d{6}) (blob|tree|commit) ([0-9a-f]{40}|[0-9a-f]{64})\t(.+)", re.DOTALL)
+_RECORD = lazy_re(r"(\d{6}) (blob|tree|commit) ([0-9a-f]{40}|[0-9a-f]{64})\t(.+)", re.DOTALL)
 _READ_CHUNK = 1 << 20
 
 
@@ -337,6 +337,8 @@ def blob_ids(path: str, algorithm: str) -> frozenset[str] | None:
     into LF, and as a Git LFS pointer. None if it is not a regular file that can be read whole
     (a FIFO, a device, larger than ``MAX_HASH_BYTES``, changing while it is read). Never
     blocks: the file is opened non-blocking, and a symlink is not followed."""
+    import hashlib
+
     opened = open_exact(path, MAX_HASH_BYTES)
     if opened is None:
         return None
@@ -379,6 +381,8 @@ def _read_chunks(fd: int) -> Iterator[bytes]:
 def _normalized_id(fd: int, length: int, algorithm: str) -> str:
     """The blob id of the file's content with every CRLF turned into LF (git's ``text``
     conversion on commit); ``length`` is the converted length."""
+    import hashlib
+
     digest = hashlib.new(algorithm, b"blob %d\0" % length)
     carry = b""
     for data in _read_chunks(fd):
@@ -390,4 +394,6 @@ def _normalized_id(fd: int, length: int, algorithm: str) -> str:
 
 
 def _blob_id(data: bytes, algorithm: str) -> str:
+    import hashlib
+
     return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()

@@ -9,8 +9,6 @@ captured output, the tail shows its end. A command refused a re-run is recorded 
 
 from __future__ import annotations
 
-import hashlib
-
 from goalkeeper.core.shell.argv import command_argv
 from goalkeeper.core.values import CommandFact, Facts, TestReplay, VerifyRun
 
@@ -79,6 +77,8 @@ def _replays(replay: TestReplay, purpose: str) -> list[tuple[str, dict[str, obje
 
 
 def _output(tail: str) -> dict[str, object]:
+    import hashlib
+
     return {
         "output_sha256": hashlib.sha256(tail.encode("utf-8", "surrogatepass")).hexdigest(),
         "output_tail": tail[-TAIL_CHARS:],

@@ -39,8 +39,6 @@ from goalkeeper.core.values import (
     UserPrompt,
     WriteGoal,
 )
-from goalkeeper.engine.goal_io import apply_goal_actions
-from goalkeeper.engine.inspect import gather_facts
 from goalkeeper.engine.merge import merge_actions
 from goalkeeper.engine.ports import Clock, Runner, SubprocessRunner, SystemClock
 from goalkeeper.engine.registry import build_registry
@@ -123,6 +121,8 @@ class Supervisor:
                 request = _approved_only(need.request, need.promise)
                 baseline = self._baseline(need.promise) if request.tamper else None
                 kept = self._kept(request.protect) if request.protect else None
+                from goalkeeper.engine.inspect import gather_facts  # only when facts are asked
+
                 facts = gather_facts(
                     request, self.project, self.config, self.runner, baseline, kept
                 )
@@ -158,6 +158,8 @@ class Supervisor:
                     accept_plan(conn, action.digest, doc.path if doc else "", self.clock.now())
         if not any(isinstance(a, SetGoal | WriteGoal | ApproveGoal) for a in outcome.actions):
             return outcome
+        from goalkeeper.engine.goal_io import apply_goal_actions
+
         lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
         said = apply_goal_actions(
             outcome.actions,

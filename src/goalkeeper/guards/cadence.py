@@ -11,13 +11,12 @@ continuation cap, context pressure) and the continuation's words ``cadence_rules
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from goalkeeper.core.cadence.anchors import render_anchors
-from goalkeeper.core.cadence.gates import RoundEvidence, kr_commands, render_ran
 from goalkeeper.core.cadence.markers import Marker, parse_marker
 from goalkeeper.core.cadence.plan import has_commitments
 from goalkeeper.core.values import (
@@ -33,21 +32,10 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.guards.cadence_close import failed_what, judge_complete, render_refusal
-from goalkeeper.guards.cadence_rules import (
-    blocked_text,
-    context_pressure,
-    continue_capped,
-    count_honesty,
-    honest_exit,
-    next_step,
-    stop,
-    stuck_reset,
-    too_large,
-    without_plan,
-)
-from goalkeeper.guards.round_checks import announce, judge_round
 from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
+
+if TYPE_CHECKING:
+    from goalkeeper.core.cadence.gates import RoundEvidence
 
 
 class CadenceState(Struct, frozen=True):
@@ -124,6 +112,8 @@ class CadenceGuard:
         return dump_state_value(state)
 
     def on_event(self, event: Event, state: CadenceState, ctx: Context) -> Verdict[CadenceState]:
+        from goalkeeper.core.cadence.gates import kr_commands
+
         if isinstance(event, Settled):
             return decide_settle(event, state, ctx)
         if isinstance(event, SessionStart):
@@ -159,6 +149,8 @@ def _fresh_start(s: CadenceState) -> CadenceState:
 
 def _announce(s: CadenceState, event: ToolCall) -> CadenceState:
     """Count the call; remember a shell command's digest (its ``command`` input)."""
+    from goalkeeper.guards.round_checks import announce
+
     s = replace(s, tool_calls=s.tool_calls + 1)
     announced = announce(s.announced, event.input.get("command"))
     return s if announced is None else replace(s, announced=announced, announces=True)
@@ -199,6 +191,21 @@ def decide_settle(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[Cadence
 
 
 def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]:
+    # The settle's rules are imported when a settle comes, not by a session's first event.
+    from goalkeeper.guards.cadence_close import failed_what, judge_complete, render_refusal
+    from goalkeeper.guards.cadence_rules import (
+        blocked_text,
+        context_pressure,
+        continue_capped,
+        count_honesty,
+        honest_exit,
+        next_step,
+        stop,
+        stuck_reset,
+        too_large,
+        without_plan,
+    )
+
     cfg, say = ctx.config, ctx.say
     tools = _tool_calls(ev, s)
     marker = parse_marker(ev.last_text)
@@ -262,6 +269,8 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
 
 def _evidence(ev: Settled, s: CadenceState, ctx: Context, tools: int | None) -> RoundEvidence:
     """What this round's tool calls prove, judged against the commands that count."""
+    from goalkeeper.guards.round_checks import judge_round
+
     announced = s.announced if s.announces else None
     return judge_round(ev, ctx, tools=tools, announced=announced, named=s.named.splitlines())
 
@@ -283,6 +292,8 @@ def _advance(
 ) -> CadenceState:
     """Count the round; remember when do and check were last reported, what the check's round
     proves, and the last round that changed a project file after its last verification."""
+    from goalkeeper.core.cadence.gates import render_ran
+
     n = s.round + 1
     phase = marker.phase if marker else None
     idle = s.idle_rounds + 1 if tools == 0 else 0 if tools else s.idle_rounds

@@ -12,7 +12,6 @@ guidance) are chosen here too. Pure.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
@@ -216,6 +215,8 @@ def _refusal_signature(report: GateReport) -> str:
 
 
 def _short(text: str) -> str:
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 

@@ -36,20 +36,6 @@ from goalkeeper.core.values import (
     UserPrompt,
     WriteGoal,
 )
-from goalkeeper.guards.goal_confirm import (
-    CONFIRM_KEY,
-    STALE_KEY,
-    confirm_detected,
-    on_confirm_choice,
-    stale_at_start,
-)
-from goalkeeper.guards.goal_held import (
-    APPROVE_KEY,
-    held_anchor,
-    on_approval_call,
-    on_approve_choice,
-)
-from goalkeeper.guards.goal_repair import ASK_KEY, on_settled
 from goalkeeper.guards.goal_state import (
     GoalState,
     active_goal,
@@ -77,11 +63,15 @@ class GoalGuard:
         return dump_state_value(state)
 
     def on_event(self, event: Event, state: GoalState, ctx: Context) -> Verdict[GoalState]:
+        # Each event's helpers are imported when it comes: a session's first event, answered
+        # in a fresh process, does not pay for the repair loop or the approval questions.
         if isinstance(event, UserPrompt):
             return on_user_prompt(event, state, ctx)
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:
+            from goalkeeper.guards.goal_held import on_approval_call
+
             actions, asking = on_approval_call(
                 event, held_goal(ctx), state.asking, goal_path(ctx), ctx
             )
@@ -89,9 +79,13 @@ class GoalGuard:
         if isinstance(event, BeforeAgentStart | SessionStart):
             held = held_goal(ctx)
             if held is not None:
+                from goalkeeper.guards.goal_held import held_anchor
+
                 return Verdict((held_anchor(held, goal_path(ctx), ctx),))
             goal = active_goal(ctx)
             if goal is not None:
+                from goalkeeper.guards.goal_confirm import stale_at_start
+
                 anchors = Advise(render_goal_anchors(goal, ctx))
                 stale = (
                     stale_at_start(event, state, ctx) if isinstance(event, SessionStart) else None
@@ -102,6 +96,8 @@ class GoalGuard:
             paused = paused_goal(ctx)
             return Verdict((Advise(render_paused(paused, ctx)),) if paused else ())
         if isinstance(event, Settled):
+            from goalkeeper.guards.goal_repair import on_settled
+
             return on_settled(event, state, ctx)
         return Verdict()
 
@@ -110,6 +106,7 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     """A prompt that states a goal records it (an explicit command replaces an active goal)."""
     from goalkeeper.core.goals.detect import detect_goal  # ~30 ms of patterns: only for prompts
     from goalkeeper.core.goals.verify import verify_request
+    from goalkeeper.guards.goal_confirm import confirm_detected
 
     intent = detect_goal(ev.text)
     if intent is None:
@@ -137,6 +134,10 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
 def on_choice(ev: Choice, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """The user's answer to ``_ask`` (only a goal that is still paused is acted on), or to the
     approval question of a held goal."""
+    from goalkeeper.guards.goal_confirm import CONFIRM_KEY, STALE_KEY, on_confirm_choice
+    from goalkeeper.guards.goal_held import APPROVE_KEY, on_approve_choice
+    from goalkeeper.guards.goal_repair import ASK_KEY
+
     if ev.key in (CONFIRM_KEY, STALE_KEY):
         return on_confirm_choice(ev, s, ctx)
     if ev.key == APPROVE_KEY:

@@ -10,8 +10,6 @@ Pure.
 
 from __future__ import annotations
 
-import hashlib
-
 from goalkeeper.core.messages import Say
 from goalkeeper.core.shell.argv import command_argv
 from goalkeeper.core.values import Action, Continue, Notify, Pause, Record, TestReplay, VerifyRun
@@ -23,6 +21,8 @@ MAX_NAMED = 12
 
 def tests_key(replay: TestReplay) -> str:
     """One change of the tests (and whether it could be checked), to say it once."""
+    import hashlib
+
     blob = "|".join(f"{c.path}:{c.kind}" for c in replay.changes) + f"|{replay.problem or ''}"
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
@@ -68,6 +68,8 @@ def changes_named(replay: TestReplay, say: Say) -> str:
 
 def run_record(run: VerifyRun) -> dict[str, object]:
     """What a completion record keeps of one verification run (issue 11, item 7)."""
+    import hashlib
+
     return {
         "command": run.command,
         "argv": list(command_argv(run.command)),

@@ -23,7 +23,6 @@ cannot place (``> "$f"``), a link made and a project file removed in discuss or 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -31,11 +30,7 @@ from typing import Any, ClassVar
 from msgspec import Struct
 from msgspec.structs import replace
 
-from goalkeeper.core.cadence.gates import (
-    COUNTED,
-)
-from goalkeeper.core.shell.places import inside, locate
-from goalkeeper.core.shell.writes import read_writes, run_writes
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.tools import SHELL_TOOLS, shell_command, tool_target
 from goalkeeper.core.tools import WRITE_TOOLS as CODE_WRITING_TOOLS
 from goalkeeper.core.values import (
@@ -54,14 +49,13 @@ from goalkeeper.core.values import (
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.guards.round_checks import announce, is_change, judge_round
 from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
 RUNS_DIR = ".agents/runs"
 NORMAL_PHASES = ("discuss", "plan", "execute", "verify")
 CONFIRM = "/gk-mode confirm"
-_COMMAND = re.compile(r"\A\s*/(?:gk-)?mode(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
-_EVIDENCE = re.compile(
+_COMMAND = lazy_re(r"\A\s*/(?:gk-)?mode(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
+_EVIDENCE = lazy_re(
     r"(?im)^\s*[-*]\s+.*\b(?:exit\s*(?:code\s*)?\d+|pass(?:ed|es)?|fail(?:ed|s)?|ok)\b"
 )
 _ARTIFACT = {"plan": "PLAN.md", "execute": "EXECUTION.md", "verify": "VERIFY.md"}
@@ -186,6 +180,9 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
     """The question gate: no code before the facts are confirmed and the plan exists. Writing
     the run's own artifacts (PLAN.md in the run folder) is always allowed, and so is a shell's
     scratch file outside the project; both are looked at (``Inspect``) before they pass."""
+    from goalkeeper.core.shell.places import inside, locate
+    from goalkeeper.core.shell.writes import read_writes
+
     if s.phase not in ("discuss", "plan"):
         return Verdict()
     say = ctx.say
@@ -253,6 +250,8 @@ def _block(text: str, s: ModesState, ev: ToolCall) -> Verdict[ModesState]:
 
 
 def _announce(ev: ToolCall, s: ModesState) -> ModesState:
+    from goalkeeper.guards.round_checks import announce
+
     announced = announce(s.announced, ev.input.get("command"))
     if ev.name not in SHELL_TOOLS or announced is None:
         return s
@@ -297,6 +296,10 @@ def _observe(ev: Settled, s: ModesState, ctx: Context) -> ModesState:
     """What this round's recorded tool calls show: a project file changed (not the run's
     artifacts, the plan or goalkeeper's records), and whether a verification ran and finished
     after the last change (judged as the check gate judges a round)."""
+    from goalkeeper.core.cadence.gates import COUNTED
+    from goalkeeper.core.shell.writes import run_writes
+    from goalkeeper.guards.round_checks import is_change, judge_round
+
     announced = s.announced if s.announces else None
     evidence = judge_round(ev, ctx, tools=ev.activity.tool_calls, announced=announced)
     changed = is_change(ctx)
@@ -325,6 +328,7 @@ def _read(ctx: Context, rel: str) -> str | None:
 
 
 def _run_id(session: str, now: float, n: int, task: str) -> str:
+    import hashlib
     from datetime import UTC, datetime
 
     stamp = datetime.fromtimestamp(now, UTC).strftime("%Y%m%dT%H%M%S")

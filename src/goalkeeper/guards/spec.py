@@ -8,7 +8,6 @@ guards from ``goalkeeper.guards`` entry points pass the same ``register`` check.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -20,6 +19,7 @@ from goalkeeper.core.cadence.plan import PlanDoc
 from goalkeeper.core.goals.goal import GoalDoc
 from goalkeeper.core.goals.promise import Promise
 from goalkeeper.core.messages import Lang, Say
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import Action, Capability, Event, Facts
 
 S = TypeVar("S")
@@ -117,7 +117,7 @@ class GuardRegistrationError(ValueError):
     """A guard does not fulfil the contract; the message names the guard and what is wrong."""
 
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_NAME = lazy_re(r"^[a-z][a-z0-9_]*$")
 _METHODS = {"initial_state": 0, "load_state": 1, "dump_state": 1, "on_event": 3}
 
 

@@ -10,7 +10,6 @@ engine's ``Inspect``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -174,6 +173,8 @@ def _judge_command(
 ) -> tuple[str | None, TestSummary | None]:
     """One command claim against goalkeeper's re-run: a different exit (or a timeout) is a
     refusal with the real output; a command not re-run stays a claim, noted unverified."""
+    import hashlib
+
     say = ctx.say
     entry: dict[str, Any] = {"cmd": claim.cmd, "claimed_exit": claim.exit}
     checked.append(entry)

@@ -22,7 +22,7 @@ from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import Baseline
 from goalkeeper.core.todos.tree import TodoTree, is_number
-from goalkeeper.core.tools import SHELL_TOOLS
+from goalkeeper.core.tools import SHELL_TOOLS, TODO_TOOL
 from goalkeeper.core.values import (
     Action,
     Advise,
@@ -37,10 +37,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
-from goalkeeper.guards.todo_advice import advise, ultimatum
 from goalkeeper.guards.todos_baselines import load_baselines
-from goalkeeper.guards.todos_call import TODO_TOOL, on_todo_call
-from goalkeeper.guards.todos_refusals import stop_notice
 
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
 LONG_WAIT_MS = 60_000  # hard-coded in pi-todone
@@ -153,6 +150,8 @@ class TodosGuard:
     def on_event(self, event: Event, state: TodosState, ctx: Context) -> Verdict[TodosState]:
         if ctx.config.todos == "off":
             if isinstance(event, ToolCall) and event.name == TODO_TOOL:
+                from goalkeeper.guards.todos_call import on_todo_call
+
                 return on_todo_call(event, state, ctx)  # the tool still works, ungated advice off
             return Verdict()
         if isinstance(event, ToolCall):
@@ -174,6 +173,8 @@ class TodosGuard:
 def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     s = _count_tool(s, ev)
     if ev.name == TODO_TOOL:
+        from goalkeeper.guards.todos_call import on_todo_call
+
         return on_todo_call(ev, s, ctx)
     if ev.name in NATIVE_TODO_TOOLS and _native_completion(ev):
         guide = ctx.say("evidence.guide")
@@ -186,6 +187,8 @@ def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
 
 def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
     """Advice inside a run (Pi's steer), at most one per round."""
+    from goalkeeper.guards.todo_advice import advise
+
     if s.last_injected_round == s.current_round:
         return Verdict(state=s)
     advice, s = advise(s, ctx, "now")
@@ -196,6 +199,9 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     """⑦ first; if it did not speak, the ordinary advice as a follow-up. Whatever is decided
     for the agent, a stop with a refused completion not fixed or an open gated todo tells the
     user so (advice windows and backoff do not apply to it)."""
+    from goalkeeper.guards.todo_advice import advise, ultimatum
+    from goalkeeper.guards.todos_refusals import stop_notice
+
     notice, s = stop_notice(s, ctx)
     told: tuple[Action, ...] = (notice,) if notice is not None else ()
     if s.last_settled_round == s.current_round:

@@ -49,8 +49,6 @@ from goalkeeper.guards.todos_refusals import abandoned, escalate, storm_cleared
 if TYPE_CHECKING:
     from goalkeeper.guards.todos import TodosState
 
-TODO_TOOL = "todo"
-"""goalkeeper's own todo tool, as the host names it to the guards."""
 OWN_KEY = "verification"
 """The metadata key goalkeeper writes what it checked into: never the agent's to set."""
 

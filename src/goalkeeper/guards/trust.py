@@ -14,23 +14,23 @@ which command to run) is not refused. Pure.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from goalkeeper.core.shell.line import ASSIGNMENT, base, cut_line, part_words, split_heredocs
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
 from goalkeeper.core.values import Block, Event, Record, ToolCall
 from goalkeeper.guards.spec import Context, Verdict
 
 STATE_DIR = ".goalkeeper"
-_APPROVAL = re.compile(
+_APPROVAL = lazy_re(
     r"(?<![\w.-])goalkeeper(?:\s+(?:-C|--project)(?:=|\s+)\S+|\s+--?[\w-]+)*"
     r"\s+(?P<sub>allow|plan\s+accept|goal\s+(?:approve|accept-tests|resume|clear))(?![\w-])"
 )
 """goalkeeper subcommands that approve on the user's behalf (or free the agent of its goal),
 after any global options."""
-_STATE_WORD = re.compile(r"(?:^|[\s'\"=/:(<>])\.goalkeeper(?=$|[\s'\"/;&|)<>])")
+_STATE_WORD = lazy_re(r"(?:^|[\s'\"=/:(<>])\.goalkeeper(?=$|[\s'\"/;&|)<>])")
 
 
 class TrustGuard:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import Action, Advise, Notify, Problem, Record, UserPrompt
 from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.guards.workflow import WorkflowState, deliver_step
@@ -30,7 +31,7 @@ from goalkeeper.guards.workflow_text import (
 if TYPE_CHECKING:
     from goalkeeper.core.workflows.machine import WorkflowRecord
 
-_COMMAND = re.compile(r"\A\s*/workflow(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
+_COMMAND = lazy_re(r"\A\s*/workflow(?:\s+(?P<rest>.*))?\Z", re.DOTALL | re.IGNORECASE)
 
 
 def is_command(text: str) -> bool:

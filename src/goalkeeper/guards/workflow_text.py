@@ -9,7 +9,6 @@ every event, and most events never touch a workflow.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from typing import Any, TypeVar
 
@@ -77,6 +76,8 @@ def phase_title(phase: str, say: Any) -> str:
 def work_item_id(session_id: str, now: float, n: int) -> str:
     """A UUID (version 4 form) derived from the session, the time and a counter: unique per
     work item and reproducible from the events, so a replay gives the same ids."""
+    import hashlib
+
     digest = hashlib.sha256(f"{session_id}\0{now!r}\0{n}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
 

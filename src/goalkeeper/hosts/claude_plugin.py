@@ -34,6 +34,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 PLUGIN_NAME = "goalkeeper"
 MARKETPLACE_NAME = "goalkeeper"
 MCP_SERVER = "goalkeeper"
@@ -42,7 +44,7 @@ PLUGIN_TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{MCP_SERVER}__"
 PLUGIN_COMMANDS = {"goal": "gk-goal", "mode": "gk-mode", "workflow": "workflow"}
 """The plugin's commands (``/goalkeeper:<key>``) and the command of a settings install each
 one is (``COMMAND_FILES``): the namespace already says whose they are."""
-_PLUGIN_COMMAND = re.compile(
+_PLUGIN_COMMAND = lazy_re(
     rf"\A(\s*)/{PLUGIN_NAME}:({'|'.join(PLUGIN_COMMANDS)})(?=\s|\Z)", re.IGNORECASE
 )
 

@@ -17,12 +17,12 @@ restores the previous value.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
 from goalkeeper.hosts.json_doc import (
     MAX_BYTES,
@@ -43,7 +43,7 @@ BLOCK_CAP_VAR = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 BLOCK_CAP_HEADROOM = 10  # room for other Stop hooks that block in the same loop
 HOOK_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 600  # a Stop may run the goal's verification (default timeout 120 s per command)
-_OURS = re.compile(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
+_OURS = lazy_re(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+claude\b""")
 
 
 class Receipt(Struct, frozen=True):

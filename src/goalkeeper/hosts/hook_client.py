@@ -49,10 +49,21 @@ if TYPE_CHECKING:  # importing typing would cost more than this whole client
     from typing import BinaryIO
 
 PROTOCOL = b"GK2"
-HOSTS = ("claude",)
+HOSTS = {
+    "claude": "goalkeeper.hosts.claude_code",
+    "codex": "goalkeeper.hosts.codex",
+    "gemini": "goalkeeper.hosts.gemini",
+}
+"""The hosts whose command hooks this client answers, and the module that translates each:
+it has ``answer_hook(raw, env, cwd, *, clock=None, notes=())`` (``hosts.claude_code``'s
+shape) and is imported only when that host's event is answered in-process."""
+PROJECT_VARS = {"claude": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
+"""Where a host names the project in a hook's environment; else the hook's working folder
+(Codex runs hooks in the session's folder and names it nowhere else)."""
 FORWARDED_PREFIXES = ("GOALKEEPER_", "PI_TODONE_")
-FORWARDED_NAMES = ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
-"""The only ``CLAUDE_*`` variables the engine reads; the others may hold tokens."""
+FORWARDED_NAMES = ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "GEMINI_PROJECT_DIR")
+"""The only host variables the engine reads; the others (``CLAUDE_*``, ``GEMINI_*``,
+``CODEX_*``) may hold tokens."""
 RUNTIME_DIR_VAR = "GOALKEEPER_RUNTIME_DIR"
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONNECT_TIMEOUT_S = 1.0
@@ -160,6 +171,12 @@ def peer_uid(sock: "Socket") -> "int | None":
     return None
 
 
+def project_of(host: str, env: "Mapping[str, str]", cwd: str) -> str:
+    """The project a hook event belongs to: what keys its engine (see ``PROJECT_VARS``)."""
+    var = PROJECT_VARS.get(host)
+    return (env.get(var) if var else None) or cwd
+
+
 def server_key(installation: str, project: str) -> str:
     """FNV-1a of installation and project: one engine per virtualenv and project.
 
@@ -234,7 +251,7 @@ def run_client(
     raw = (stdin or sys.stdin.buffer).read(MAX_INPUT_BYTES + 1)
     env = forwarded_env(process_environ())
     cwd = _os.getcwd()
-    project = env.get("CLAUDE_PROJECT_DIR") or cwd
+    project = project_of(host, env, cwd)
     spawn = False
     transport: tuple[str, str, int, int] | None = None  # why the warm engine is off
     if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off" and peer_credentials_supported():
@@ -260,6 +277,7 @@ def run_client(
             import site
 
             site.main()
+        _import_msgspec()
         from goalkeeper.hosts.dispatch import answer_in_process
 
         answer = answer_in_process(host, raw, env, cwd, spawn=spawn, transport=transport)
@@ -268,6 +286,25 @@ def run_client(
     out.write(answer)
     out.flush()
     return 0
+
+
+def _import_msgspec() -> None:
+    """Import msgspec (the engine's value classes) without ``typing_extensions``.
+
+    msgspec prefers ``typing_extensions`` to ``typing`` where both are importable (they are:
+    the MCP SDK needs it), and importing it imports ``inspect``, ~9 ms of a session's first
+    event. On Python >= 3.11 ``typing`` has everything msgspec takes from it. So it is hidden
+    while msgspec loads, and shown again at once; should a msgspec ever need it, it is
+    imported the ordinary way."""
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import msgspec  # noqa: F401
+    except ImportError:
+        pass  # imported again below, with typing_extensions visible
+    finally:
+        del sys.modules["typing_extensions"]
 
 
 def lean_main() -> None:

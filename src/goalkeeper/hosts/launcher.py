@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import re
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 NOT_INSTALLED = (
     "goalkeeper is not installed: put `goalkeeper` on PATH (uv tool install "
     "/path/to/goalkeeper, or pipx install /path/to/goalkeeper) or set GOALKEEPER_PYTHON to a "
@@ -147,7 +149,7 @@ def mcp_argv(python: str | None = None) -> list[str]:
     return ["sh", "-c", launcher_script(python), "goalkeeper", "mcp"]
 
 
-_MCP_OURS = re.compile(r"(?:^|/)goalkeeper$")
+_MCP_OURS = lazy_re(r"(?:^|/)goalkeeper$")
 
 
 def is_goalkeeper_mcp(server: object) -> bool:

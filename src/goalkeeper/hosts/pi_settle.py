@@ -23,10 +23,12 @@ from typing import Any
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 QUIET_S = 0.5
 """Long enough for the other extensions' reactions (a chained run starts 2–6 ms after
 ``agent_end``) and Pi's own compaction start; short enough not to be noticed."""
-_TRANSIENT = re.compile(
+_TRANSIENT = lazy_re(
     r"overload|rate.?limit|too many requests|\b429\b|\b5\d\d\b|connection|network|timed? ?out|"
     r"temporar|unavailable|ECONNRESET|ETIMEDOUT|fetch failed",
     re.IGNORECASE,

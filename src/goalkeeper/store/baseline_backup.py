@@ -13,7 +13,6 @@ not an error (the state database stays the record).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,6 +36,8 @@ def state_home(env: Mapping[str, str] | None = None) -> Path:
 
 
 def backup_path(project: Path, goal_id: str) -> Path:
+    import hashlib
+
     folder = hashlib.sha256(os.fsencode(os.path.realpath(project))).hexdigest()[:16]
     name = hashlib.sha256(goal_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return state_home() / "baselines" / folder / f"{name}.zip"

@@ -19,11 +19,12 @@ from typing import Any
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.store import yaml12
 
 _STR_TAG = "tag:yaml.org,2002:str"
-_KEY_LINE_COMMENT = re.compile(r"\s*:?(\s+#.*)$")
-_OPENS_BLOCK = re.compile(r":\s*(?:[|>][-+1-9]*)?$")
+_KEY_LINE_COMMENT = lazy_re(r"\s*:?(\s+#.*)$")
+_OPENS_BLOCK = lazy_re(r":\s*(?:[|>][-+1-9]*)?$")
 
 
 class FrontmatterError(ValueError):

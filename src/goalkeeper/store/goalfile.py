@@ -34,6 +34,7 @@ from goalkeeper.core.goals.goal import (
 from goalkeeper.core.goals.goal import (
     GoalDoc as GoalDoc,  # the value load_goal returns; re-exported
 )
+from goalkeeper.core.text.lazy_re import lazy_re
 
 GOAL_DIR = Path(".agents") / "goal"
 GOAL_FILE = "GOAL.md"
@@ -42,8 +43,8 @@ MAX_GOAL_BYTES = 1024 * 1024  # a goal is a page or two; a megabyte is not a goa
 HEADER = "# Kept by goalkeeper. People may edit it too: comments and extra keys are kept."
 SHOWN = (GOAL_DIR / GOAL_FILE).as_posix()
 _LIVE = ("active", "blocked")  # a goal still being worked on: never replaced unasked
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")  # the heading rule of parse_goal_body
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # NUL would make the file "binary"
+_HEADING = lazy_re(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")  # the heading rule of parse_goal_body
+_CONTROL = lazy_re(r"[\x00-\x08\x0b-\x1f\x7f]")  # NUL would make the file "binary"
 
 
 class GoalFileError(Exception):

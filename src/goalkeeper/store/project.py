@@ -20,6 +20,8 @@ from typing import Any
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 MAX_FILE_BYTES = 1_000_000
 """Configuration files larger than this are generated or vendored, not written by hand."""
 SKIP_DIRS = frozenset(
@@ -30,8 +32,8 @@ SKIP_DIRS = frozenset(
 """Folders of tools, dependencies and build output: never the project's own tests."""
 
 # ``npm init`` writes this script; it is a placeholder, not a test command.
-_NPM_PLACEHOLDER = re.compile(r"no test specified", re.IGNORECASE)
-_MAKE_RULE = re.compile(r"^([A-Za-z0-9_.%/ -]+?)[ \t]*::?(?!=)", re.MULTILINE)
+_NPM_PLACEHOLDER = lazy_re(r"no test specified", re.IGNORECASE)
+_MAKE_RULE = lazy_re(r"^([A-Za-z0-9_.%/ -]+?)[ \t]*::?(?!=)", re.MULTILINE)
 
 
 class _Project(Struct, frozen=True):

@@ -10,7 +10,6 @@ dependency and build folders, so a planted FIFO or a vendored tree costs nothing
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 from pathlib import Path
@@ -186,4 +185,6 @@ def session_keys(conn: sqlite3.Connection) -> list[str]:
 
 
 def digest_of(content: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(content).hexdigest()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import io
-import re
 from typing import Any
 
 import yaml
@@ -28,6 +27,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 from yaml.representer import SafeRepresenter
 from yaml.resolver import BaseResolver
 from yaml.serializer import Serializer
+
+from goalkeeper.core.text.lazy_re import lazy_re
 
 __all__ = [
     "Dumper",
@@ -67,7 +68,7 @@ for _tag, _pattern, _first in (
     ),
 ):
     Resolver.add_implicit_resolver(
-        _tag, re.compile(_pattern), [*_first, ""] if _tag == _NULL else list(_first)
+        _tag, lazy_re(_pattern), [*_first, ""] if _tag == _NULL else list(_first)
     )
 
 

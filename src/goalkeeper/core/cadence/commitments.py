@@ -11,19 +11,19 @@ is no reason. Pure; no I/O.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from msgspec import Struct
 
 from goalkeeper.core.cadence.plan import Plan
+from goalkeeper.core.text.lazy_re import lazy_re
 
-_REASON_TAIL = re.compile(
+_REASON_TAIL = lazy_re(
     r"\s*(?:[(（]\s*(?:cancel(?:l?ed)?|取消|已取消|作废)\s*[:：][^)）]*[)）]"
     r"|\s[—–-]{1,2}\s.*|[(（][^)）]*[)）])\s*$",
     re.IGNORECASE,
 )
-_VAGUE = re.compile(
+_VAGUE = lazy_re(
     r"^(?:not\s+(?:needed|necessary|required|relevant|important|applicable)|no\s+longer\s+"
     r"(?:needed|necessary|required|relevant)|unneeded|unnecessary|irrelevant|n/?a|none|skip(?:ped)?"
     r"|out\s+of\s+scope|won'?t\s+(?:do|fix)|wontfix|later|tbd|todo|obsolete|deprecated|done|ok"
@@ -89,6 +89,8 @@ def judge_commitments(baseline: Commitments, plan: Plan) -> MaterialChange | Non
 def commitments_digest(plan: Plan) -> str:
     """What the user accepts with ``goalkeeper plan accept``: the objective and every item with
     its state, so a later change needs accepting again."""
+    import hashlib
+
     parts = [f"objective:{_norm(plan.objective or '')}"]
     parts += [f"kr:{kr.state}:{item_key(kr.text)}" for kr in plan.key_results]
     parts += [f"leaf:{leaf.state}:{item_key(leaf.text)}" for leaf in plan.leaves]

@@ -18,7 +18,6 @@ runs. Pure; no I/O.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from goalkeeper.core.proof.verification import find_verification
 from goalkeeper.core.shell.line import part_words
 from goalkeeper.core.shell.places import inside, locate
 from goalkeeper.core.shell.writes import run_writes
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import inline_code_spans
 from goalkeeper.core.values import ToolRun
 
@@ -302,6 +302,8 @@ def change_filter(root: str, records: Sequence[str]) -> Callable[[str], bool]:
 
 def command_digest(command: str) -> str:
     """A short, stable name for a command line (whitespace at its ends ignored)."""
+    import hashlib
+
     return hashlib.sha256(command.strip().encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -386,7 +388,7 @@ def _silent_pytest(program: list[str], tail: str) -> bool:
     return runner_of(program) == "pytest" and not parse_test_summary(tail).known
 
 
-_NOTHING_RAN = re.compile(
+_NOTHING_RAN = lazy_re(
     r"\bno tests? (?:ran|to run|found|collected)\b|\bcollected 0 items\b|\brunning 0 tests\b"
     r"|\bRan 0 tests\b|\bno test files\b|\b\d+ tests? collected in\b|\bNo tests found\b",
     re.IGNORECASE,

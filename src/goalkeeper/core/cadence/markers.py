@@ -14,22 +14,23 @@ from typing import Literal
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import closes_fence, inline_code_spans, opens_fence
 
 Phase = Literal["plan", "do", "check", "act", "complete", "blocked"]
 PHASES: tuple[Phase, ...] = ("plan", "do", "check", "act", "complete", "blocked")
 
 _LEAD = r"^[ \t]*(?:[-*+][ \t]+)?[*_]{0,3}[ \t]*"
-_PDCA = re.compile(
+_PDCA = lazy_re(
     _LEAD + r"\[PDCA\][*_]{0,3}[ \t]*(plan|do|check|act|complete|blocked)\b[*_]{0,3}([^\n]*)",
     re.IGNORECASE | re.MULTILINE,
 )
-_LEGACY_PLAN = re.compile(
+_LEGACY_PLAN = lazy_re(
     _LEAD + r"\[PLAN\][*_]{0,3}[ \t]*(working|complete|blocked)\b[*_]{0,3}([^\n]*)",
     re.IGNORECASE | re.MULTILINE,
 )
-_MAP = re.compile(_LEAD + r"\[MAP\][*_]{0,3}[ \t]*([^\n]*)", re.IGNORECASE | re.MULTILINE)
-_COORD = re.compile(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is prose
+_MAP = lazy_re(_LEAD + r"\[MAP\][*_]{0,3}[ \t]*([^\n]*)", re.IGNORECASE | re.MULTILINE)
+_COORD = lazy_re(r"(?:^|\s)@(\S+)\s*$")  # a suffix only: "ask @alice …" is prose
 _LEGACY_PHASE: dict[str, Phase] = {"working": "do", "complete": "complete", "blocked": "blocked"}
 
 
@@ -116,7 +117,7 @@ def normalize_reason(reason: str | None) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text).split())
 
 
-_GOAL = re.compile(
+_GOAL = lazy_re(
     _LEAD + r"\[GOAL\][*_]{0,3}[ \t]*blocked\b[*_]{0,3}[ \t]*[:：]?([^\n]*)",
     re.IGNORECASE | re.MULTILINE,
 )

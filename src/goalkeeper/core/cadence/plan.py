@@ -14,38 +14,39 @@ from typing import Literal, NamedTuple
 from msgspec import Struct
 
 from goalkeeper.core.text.lang import CJK, detect_lang
+from goalkeeper.core.text.lazy_re import LazyPattern, lazy_re
 from goalkeeper.core.text.mdcode import closes_fence, opens_fence
 
 ItemState = Literal["open", "done", "cancelled"]
 Section = Literal["swot", "objective", "key_results", "map"]
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_ITEM = re.compile(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[([ xX-])\](?:[ \t]+|$))?(.*)$")
-_SWOT = re.compile(
+_HEADING = lazy_re(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+_ITEM = lazy_re(r"^( *)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[([ xX-])\](?:[ \t]+|$))?(.*)$")
+_SWOT = lazy_re(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?([SWOTswot])(?:\*\*|__)?\s*(?:[（(][^）)]*[）)])?"
     r"\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.*)$"
 )
-_CANCEL_REASON = re.compile(
+_CANCEL_REASON = lazy_re(
     r"(?:取消|已取消|砍掉|cancell?ed|cancel|dropped|cut|won't do|wontfix)\s*(?:[:：]|[-—–]+)\s*"
     r"(.+?)\s*[）)]?\s*$",
     re.IGNORECASE,
 )
-_TRAILING_REASON = re.compile(r"(?:\s[-—–]{1,2}\s+(.+)|[（(]([^（()）]+)[）)])\s*$")
+_TRAILING_REASON = lazy_re(r"(?:\s[-—–]{1,2}\s+(.+)|[（(]([^（()）]+)[）)])\s*$")
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
-_ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
-_NUM = re.compile(_NUMBER)
+_ARROW = lazy_re(r"→|->|=>|⟶|➜|➔")
+_NUM = lazy_re(_NUMBER)
 _WORD = r"(?<![A-Za-z])(?:{})(?![A-Za-z])"  # English labels only as whole words ("photo" ≠ "to")
 
 
-def _label(chinese: str, english: str) -> re.Pattern[str]:
+def _label(chinese: str, english: str) -> LazyPattern:
     labels = f"(?:{chinese}|{_WORD.format(english)})"
-    return re.compile(labels + r"\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE)
+    return lazy_re(labels + r"\s*[:：=]?\s*(" + _NUMBER + ")", re.IGNORECASE)
 
 
 _BASELINE = _label("基线|起点", "baseline|from")
 _TARGET = _label("目标值|目标", "target|goal|to")
 _CURRENT = _label("当前|现在|目前|实际", "currently|current|now|actual|at")
-_OBJECTIVE_LABEL = re.compile(r"^(?:O|objective|目标)\s*[:：]\s*", re.IGNORECASE)
+_OBJECTIVE_LABEL = lazy_re(r"^(?:O|objective|目标)\s*[:：]\s*", re.IGNORECASE)
 
 
 class Progress(Struct, frozen=True):
@@ -347,8 +348,8 @@ def _yaml_like(block: list[str]) -> bool:
     return keyed
 
 
-_YAML_KEY = re.compile(r"^[A-Za-z_][\w .-]*:(?:\s|$)")
-_MD_LINE = re.compile(r"^(?:#{1,6}\s|\s*[-*+]\s+\[[ xX-]\])")
+_YAML_KEY = lazy_re(r"^[A-Za-z_][\w .-]*:(?:\s|$)")
+_MD_LINE = lazy_re(r"^(?:#{1,6}\s|\s*[-*+]\s+\[[ xX-]\])")
 
 
 def _is_break(line: str, stripped: str) -> bool:
@@ -451,7 +452,7 @@ def _leaves(all_items: list[MapItem]) -> tuple[MapLeaf, ...]:
     return tuple(leaves)
 
 
-def _first_float(pattern: re.Pattern[str], text: str) -> float | None:
+def _first_float(pattern: LazyPattern, text: str) -> float | None:
     m = pattern.search(text)
     return _to_float(m.group(1)) if m else None
 
@@ -465,7 +466,7 @@ def _to_float(raw: str) -> float | None:
         return None
 
 
-_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+")
+_THOUSANDS = lazy_re(r"[-+]?\d{1,3}(?:,\d{3})+")
 
 
 class PlanDoc(Struct, frozen=True):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 Kind = str
 """The trigger's kind, as ``detect`` names it: ``line``, ``en``, ``zh``, ``until``, ``upto``,
 ``till``, ``get`` or ``zhget``."""
@@ -31,14 +33,14 @@ IMPERATIVE_KINDS = frozenset({"get", "zhget"})
 
 MATERIAL_WINDOW = 160
 """How far into the prompt the transform request's colon or question mark may be."""
-_TRANSFORM = re.compile(
+_TRANSFORM = lazy_re(
     r"\A\s*(?:(?:can|could|would)\s+you\s+|please\s+|pls\s+|help\s+me\s+|kindly\s+)?"
     r"(?:translate|summari[sz]e|proofread|paraphrase|rephrase|reword|polish|quote|repeat|"
     r"echo|tl;?dr|copy[- ]?edit|(?:correct|fix|check)\s+the\s+(?:grammar|spelling))(?![A-Za-z])"
     r"|\A\s*[^，,。：:\n]{0,8}?(?:翻译|总结|概括|润色|复述|转述|改写|校对|摘要|照抄|原样)",
     re.IGNORECASE,
 )
-_MATERIAL_MARK = re.compile(r"[:：?？]")
+_MATERIAL_MARK = lazy_re(r"[:：?？]")
 
 
 def material_start(masked: str) -> int | None:
@@ -57,42 +59,42 @@ def material_start(masked: str) -> int | None:
 
 # Reported speech: a speech verb or hearsay marker before the trigger in the same sentence. A
 # first-person speaker ("as I said, my goal is …") is still the user talking.
-_REPORTED_EN = re.compile(
+_REPORTED_EN = lazy_re(
     r"(?<![A-Za-z])(?:said|says|told|mentioned|claimed|claims|wrote|stated|explained|"
     r"according\s+to|reportedly|apparently|allegedly|supposedly)(?![A-Za-z])",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(
+_FIRST_PERSON = lazy_re(
     r"(?:^|[^A-Za-z])(?:i|we)(?:['’](?:ve|d))?(?:\s+(?:already|just|also|have|had|previously))?\s*$",
     re.IGNORECASE,
 )
-_REPORTED_ZH = re.compile(
+_REPORTED_ZH = lazy_re(
     r"据说|听说|据称|据报道|传言|"
     r"(?:他|她|它|人家|有人|别人|对方|同事|老板|客户|用户|大家|老师|经理|领导)(?:们)?"
     r"(?:曾经?|也|还|又|就)?(?:说|讲|提到|表示|称|认为|觉得|写道|跟我说)"
 )
-_OPEN_QUOTE = re.compile(r"[\"“「『']\s*$")
-_HYPOTHESIS = re.compile(
+_OPEN_QUOTE = lazy_re(r"[\"“「『']\s*$")
+_HYPOTHESIS = lazy_re(
     r"(?<![A-Za-z])(?:if|suppose|supposing|imagine|assume|assuming|hypothetically|"
     r"what\s+if|in\s+case)(?![A-Za-z])"
     r"|如果|假设|假如|要是|假定|万一|倘若",
     re.IGNORECASE,
 )
 # What may stand before an order to the agent in its clause: nothing, or words addressing it.
-_ADDRESS_EN = re.compile(
+_ADDRESS_EN = lazy_re(
     r"(?:\s|[,;:—–-]|please|pls|just|now|so|and|then|also|ok(?:ay)?|alright|right|you|"
     r"i\s+want\s+you\s+to|i\s+need\s+you\s+to|i['’]d\s+like\s+you\s+to|"
     r"you\s+(?:should|must|need\s+to|have\s+to))*",
     re.IGNORECASE,
 )
-_ADDRESS_ZH = re.compile(r"(?:\s|请|你|您|麻烦|帮我|再|先|就|那就|然后|现在|并且?|接着|\x01)*")
-_CLAUSE_EN = re.compile(r"[,;:—–]|(?<![A-Za-z])(?:and|then)(?![A-Za-z])", re.IGNORECASE)
-_CLAUSE_ZH = re.compile(r"[，,；;：:、]")
+_ADDRESS_ZH = lazy_re(r"(?:\s|请|你|您|麻烦|帮我|再|先|就|那就|然后|现在|并且?|接着|\x01)*")
+_CLAUSE_EN = lazy_re(r"[,;:—–]|(?<![A-Za-z])(?:and|then)(?![A-Za-z])", re.IGNORECASE)
+_CLAUSE_ZH = lazy_re(r"[，,；;：:、]")
 # A clause whose subject is not the agent ("我会一直改到", "它会一直重试直到"), or that tells of
 # the past ("昨天我一直改到", "已经").
-_NOT_AGENT_ZH = re.compile(r"[我他她它咱]|昨天|前天|上周|上次|之前|刚才|已经|曾经")
+_NOT_AGENT_ZH = lazy_re(r"[我他她它咱]|昨天|前天|上周|上次|之前|刚才|已经|曾经")
 # The sentence asks for code that loops ("写一个单元测试，一直重试直到 …").
-_CODE_ZH = re.compile(r"写(?:一)?个|编写|实现(?:一)?个(?!功能)|新增(?:一)?个|让(?:这个|那个|它)")
+_CODE_ZH = lazy_re(r"写(?:一)?个|编写|实现(?:一)?个(?!功能)|新增(?:一)?个|让(?:这个|那个|它)")
 
 
 def lead_rejects(kind: Kind, sentence: str, clause: str) -> bool:
@@ -135,7 +137,7 @@ def _reported(lead: str) -> bool:
 # The goal text after a trigger
 # ---------------------------------------------------------------------------------------------
 
-_TRIVIAL = re.compile(
+_TRIVIAL = lazy_re(
     r"(?<![A-Za-z])(?:typos?|misspell\w*|spelling|whitespace|indentation|reformat\w*|"
     r"rename\s+(?:(?:a|the|this|that|one)\s+)?(?:local\s+)?"
     r"(?:variable|var|parameter|param|argument|field)s?|"
@@ -146,7 +148,7 @@ _TRIVIAL = re.compile(
     re.IGNORECASE,
 )
 # An end that is a time or an event of the user's, not a state of the work.
-_TIME_END = re.compile(
+_TIME_END = lazy_re(
     r"\A(?:lunch(?:time)?|noon|midnight|tonight|tomorrow|morning|evening|dinner|"
     r"(?:the\s+)?(?:morning|afternoon|evening|weekend)|(?:the\s+)?end\s+of\s+(?:the\s+)?"
     r"(?:day|week|sprint|meeting)|eod|\d{1,2}(?::\d{2})?\s*(?:am|pm|o['’]clock)|\d{1,2}:\d{2}|"
@@ -160,7 +162,7 @@ _TIME_END = re.compile(
     re.IGNORECASE,
 )
 # A goal that asks for an answer, not for a change to the work.
-_QUESTION = re.compile(
+_QUESTION = lazy_re(
     r"\A(?:please\s+)?(?:explain|tell\s+me|describe|show\s+me|teach\s+me|walk\s+me\s+through|"
     r"help\s+me\s+understand|answer|what|why|how|who|where|which)(?![A-Za-z])"
     r"|\A(?:请|帮我|你)?(?:给我|跟我|帮我|向我)?(?:讲讲|讲一下|讲解|解释|告诉我|介绍|说明一下|说说|"

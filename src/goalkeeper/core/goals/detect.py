@@ -42,6 +42,7 @@ from goalkeeper.core.goals.size import (
     unquote,
 )
 from goalkeeper.core.goals.verify import parse_verify_commands, prose_verify_kinds
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
 
 __all__ = [
@@ -82,9 +83,9 @@ class GoalIntent(Struct, frozen=True):
 # Triggers
 # ---------------------------------------------------------------------------------------------
 
-_COMMAND = re.compile(r"\A\s*/(?:gk-goal|goal)(?=\s|\Z)(.*)\Z", re.DOTALL | re.IGNORECASE)
+_COMMAND = lazy_re(r"\A\s*/(?:gk-goal|goal)(?=\s|\Z)(.*)\Z", re.DOTALL | re.IGNORECASE)
 # A label at a line start or after a sentence: "Goal:", "Goal -", "goal =>", "目标 ——", "目的：".
-_LINE_TRIGGER = re.compile(
+_LINE_TRIGGER = lazy_re(
     r"(?:^|(?<=[.!?])[ \t]+|(?<=[。！？]))[ \t]*(?:[-*+][ \t]+)?(?:(?:the|our|my)[ \t]+)?"
     r"(?:\*\*|__)?(?:goal|objective|目标|目的|任务目标|本次目标)(?:\*\*|__)?"
     r"(?:[ \t]*[:：]|[ \t]+(?:--?|—|–)(?=[ \t])|[ \t]*(?:——|=>|->|→))(?:\*\*|__)?",
@@ -105,7 +106,7 @@ _ZH_GET = (
     rf"(?:把|让){_ZH_SPAN}{{0,24}}?{_ZH_CHECK}{_ZH_SPAN}{{0,12}}?"
     r"(?:跑通|通过|全绿|变绿|绿了|修好|跑过)"
 )
-_INLINE_TRIGGER = re.compile(
+_INLINE_TRIGGER = lazy_re(
     r"(?P<zh>(?:我们?|咱们|这次|本次|今天|这一?轮|当前|最终|终极)的?目标(?:就)?是)"
     r"|(?<![A-Za-z])(?P<en>(?:my|our|the)\s+(?:(?:main|only|real|overall|end)\s+)?goal"
     r"(?:\s+(?:for|in)\s+(?:this|the|today['’]?s?)(?:\s+[A-Za-z]+)?|\s+(?:here|today|now))?"
@@ -119,16 +120,16 @@ _INLINE_TRIGGER = re.compile(
     r"|(?P<till>直到)",
     re.IGNORECASE,
 )
-_TILL_END = re.compile(r"为止")
+_TILL_END = lazy_re(r"为止")
 # "直到" without "为止" ends a loop only after an order not to stop: "不要停，直到 CI 全绿".
-_TILL_ORDER = re.compile(r"不要停|别停|不停|持续|继续|坚持")
-_SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
-_LABEL_LINE = re.compile(
+_TILL_ORDER = lazy_re(r"不要停|别停|不停|持续|继续|坚持")
+_SENTENCE_END = lazy_re(r"[。！？!?]|\.(?=\s|$)")
+_LABEL_LINE = lazy_re(
     r"^[ \t]*(?:\*\*|__)?(?:[A-Za-z][A-Za-z ]{0,20}|[\u4e00-\u9fff]{1,6})(?:\*\*|__)?[ \t]*[:：]"
 )
 # "The goal is unclear", "my goal is not …": a remark about a goal, not a goal. Followed by a
 # colon ("the goal is simple: …") the remark introduces the goal instead.
-_OPINION = re.compile(
+_OPINION = lazy_re(
     r"\s*(?:not|unclear|clear|fine|good|bad|wrong|vague|ambiguous|simple|obvious|important|"
     r"different|same|already|ok|okay|reasonable|achieved|met|done|reached|impossible|hard|"
     r"difficult|nice|great|interesting|confusing|misleading|outdated|unrealistic|too)(?![A-Za-z])"
@@ -140,8 +141,8 @@ _OPINION = re.compile(
 # Text helpers
 # ---------------------------------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_ALNUM = re.compile(r"[A-Za-z0-9]")
+_CJK = lazy_re(r"[\u3400-\u9fff\uf900-\ufaff]")
+_ALNUM = lazy_re(r"[A-Za-z0-9]")
 
 
 def _mask(text: str) -> str:

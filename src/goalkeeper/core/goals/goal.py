@@ -15,6 +15,7 @@ from typing import Any, Literal
 from msgspec import Struct, field
 
 from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
+from goalkeeper.core.text.lazy_re import lazy_re
 
 GoalStatus = Literal["active", "blocked", "needs-upgrade", "complete"]
 STATUSES: tuple[GoalStatus, ...] = ("active", "blocked", "needs-upgrade", "complete")
@@ -26,8 +27,8 @@ DEFAULT_ROUNDS = 3
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRIES = 10
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_ITEM = re.compile(r"^(\s*)[-*+]\s+(?:\[([ xX-])\]\s+)?(.*)$")
+_HEADING = lazy_re(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_ITEM = lazy_re(r"^(\s*)[-*+]\s+(?:\[([ xX-])\]\s+)?(.*)$")
 
 
 class Criterion(Struct, frozen=True):
@@ -200,7 +201,7 @@ def goal_from_parts(frontmatter: Mapping[str, Any], body: str) -> Goal:
     )
 
 
-_PROGRESS_WORDS = re.compile(
+_PROGRESS_WORDS = lazy_re(
     r"\b(?:fixed|added|implemented|passing|passes|done|completed|resolved|works|"
     r"green|wrote|created|removed|refactored)\b|修复|完成|通过|实现|新增|解决|已改",
     re.IGNORECASE,
@@ -310,7 +311,7 @@ def seconds_text_value(seconds: float) -> int | float:
     return int(seconds) if float(seconds).is_integer() else seconds
 
 
-_ONLY_THE_CHECK = re.compile(
+_ONLY_THE_CHECK = lazy_re(
     r"^(?:(?:and|then|finally|lastly|last|at last|make sure|ensure|check|verify|confirm|that)\s+)*"
     r"(?:all|the|every)?\s*(?:of\s+the\s+)?(?:unit\s+|integration\s+)?tests?\s+"
     r"(?:pass(?:es)?|are\s+green|is\s+green|succeed|stay\s+green|still\s+pass)$"

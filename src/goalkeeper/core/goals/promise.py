@@ -12,7 +12,6 @@ promise. Pure; no I/O.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Literal
 
@@ -71,6 +70,8 @@ class Held(Struct, frozen=True):
 
 
 def promise_digest(objective: str, verify: tuple[str, ...], criteria: tuple[str, ...]) -> str:
+    import hashlib
+
     blob = "\n".join(promise_lines(objective, verify, criteria))
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 

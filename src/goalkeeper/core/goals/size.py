@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
 
 
@@ -28,7 +29,7 @@ change across the system."""
 # Coarseness vocabulary
 # ---------------------------------------------------------------------------------------------
 
-_ARCH = re.compile(
+_ARCH = lazy_re(
     r"(?<![A-Za-z])(?:architect\w*|re-?architect\w*|re-?design\w*|re-?writ\w*|"
     r"migrat(?:e|es|ed|ing)(?![A-Za-z])|migrations?\s+(?:to|from|of|off)|"
     r"overhaul\w*|end-to-end\s+system|multi-?module|multi-?package|"
@@ -40,8 +41,8 @@ _ARCH = re.compile(
     r"多个模块|各个模块|所有模块|端到端系统|从零开始|推倒重来|整个项目|整个系统",
     re.IGNORECASE,
 )
-_PATH_TOKEN = re.compile(r"[A-Za-z0-9_.~/\\-]+")
-_EXTENSION = re.compile(
+_PATH_TOKEN = lazy_re(r"[A-Za-z0-9_.~/\\-]+")
+_EXTENSION = lazy_re(
     r"[A-Za-z0-9_-]\.(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|"
     r"swift|scala|sh|md|rst|txt|json|ya?ml|toml|ini|cfg|html|css|scss|vue|svelte|sql|proto|xml|"
     r"gradle|lock)$",
@@ -51,7 +52,7 @@ _NOT_FILES = frozenset(
     {"node.js", "vue.js", "next.js", "nuxt.js", "react.js", "express.js", "three.js", "d3.js"}
     | {"chart.js", "ember.js", "angular.js", "backbone.js", "nest.js", "deno.js"}
 )
-_MODULE_NAMED = re.compile(
+_MODULE_NAMED = lazy_re(
     r"(?<![A-Za-z0-9_-])([A-Za-z][\w.-]*)\s+"
     r"(?:module|package|service|crate|component|subsystem|library)(?![A-Za-z])",
     re.IGNORECASE | re.ASCII,
@@ -59,24 +60,24 @@ _MODULE_NAMED = re.compile(
 # Lists before a plural ("the auth, billing and search modules", "认证、计费和搜索模块") are read
 # backwards from the plural by hand over a bounded window: a regex for "name (, name)* and name"
 # backtracks quadratically on a long comma-separated line.
-_PLURAL = re.compile(
+_PLURAL = lazy_re(
     r"(?<![A-Za-z])(?:modules|packages|services|crates|components|subsystems|libraries)"
     r"(?![A-Za-z])",
     re.IGNORECASE,
 )
-_LIST_TOKEN = re.compile(r"[A-Za-z][\w.-]*|[,&]", re.ASCII)
+_LIST_TOKEN = lazy_re(r"[A-Za-z][\w.-]*|[,&]", re.ASCII)
 _LIST_JOINERS = frozenset({",", "&", "and", "or"})
 _LIST_WINDOW = 200
-_MODULE_ROOT = re.compile(
+_MODULE_ROOT = lazy_re(
     r"(?<![\w/.-])(?:packages|apps|modules|services|crates|libs|internal|cmd|pkg)/([\w.-]+)",
     re.ASCII,
 )
 _ZH_NAME = r"(?:(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+|[\u4e00-\u9fff]{1,4}?)"
 _ZH_MODULE_WORD = r"(?:模块|子系统|组件|服务(?!器))"
-_MODULE_ZH = re.compile(rf"({_ZH_NAME})\s*{_ZH_MODULE_WORD}")
-_ZH_PLURAL = re.compile(_ZH_MODULE_WORD)
-_ZH_BREAK = re.compile(r"[。！？；;：:\n（）()]")
-_ZH_SPLIT = re.compile(r"\s*(?:[、，,]|以及|和|及|与)\s*")
+_MODULE_ZH = lazy_re(rf"({_ZH_NAME})\s*{_ZH_MODULE_WORD}")
+_ZH_PLURAL = lazy_re(_ZH_MODULE_WORD)
+_ZH_BREAK = lazy_re(r"[。！？；;：:\n（）()]")
+_ZH_SPLIT = lazy_re(r"\s*(?:[、，,]|以及|和|及|与)\s*")
 _NOT_MODULES = _words(
     "the a an this that these those each every any one single new same other another which "
     "whole entire main python node npm go rust java js typescript javascript pip pypi its our "
@@ -88,7 +89,7 @@ _NOT_MODULES = _words(
 # ---------------------------------------------------------------------------------------------
 
 _LIST_MARK = r"(?:(?:\d{1,3}[.)]|[(（]\d{1,3}[)）]|[-*+•])[ \t]+|\d{1,3}、[ \t]*)"
-_STAGE_SEP = re.compile(
+_STAGE_SEP = lazy_re(
     rf"(?:^|\n)[ \t]*{_LIST_MARK}"
     r"|(?<![A-Za-z0-9])(?:\d{1,2}\)|[(（]\d{1,2}[)）])[ \t]*"
     r"|(?:[,，][ \t]*)?(?<![A-Za-z])(?:and[ \t]+)?then(?![A-Za-z])"
@@ -99,9 +100,9 @@ _STAGE_SEP = re.compile(
 )
 # The separators that follow an introduction ("Rewrite the store:" before "1. …" or before
 # "first …"): the introduction is the goal itself, not one of its stages.
-_INTRO_SEP = re.compile(rf"\n?[ \t]*{_LIST_MARK}|[:：][ \t]*")
-LIST_ITEM = re.compile(rf"^[ \t]*{_LIST_MARK}")
-_STAGE_LEAD = re.compile(
+_INTRO_SEP = lazy_re(rf"\n?[ \t]*{_LIST_MARK}|[:：][ \t]*")
+LIST_ITEM = lazy_re(rf"^[ \t]*{_LIST_MARK}")
+_STAGE_LEAD = lazy_re(
     r"^(?:(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|next|finally|lastly|and|then|after\s+that)"
     r"(?![A-Za-z])[,，]?\s*"
     r"|(?:首先|其次|然后|接着|最后|第[一二三四五六七八九十\d]+步)[:：，,]?\s*"

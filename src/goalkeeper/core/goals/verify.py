@@ -19,7 +19,6 @@ full-line comments and string contents are ignored, other tricks are not chased.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -27,6 +26,7 @@ from typing import Literal
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import LazyPattern, lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
 
 VerifyKind = Literal["tests", "types", "lint", "build"]
@@ -59,11 +59,11 @@ _WITH_ARGS = _words(
     "black prettier cargo go gradle gradlew ./gradlew mvn mvnw ./mvnw dotnet swift bazel cmake "
     "just bash sh rake bundle composer mix sbt lein stack cabal zig coverage"
 )
-_ENV_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
-_PROMPT = re.compile(r"^\s*(?:\$|>|%|PS>)\s+")
+_ENV_ASSIGN = lazy_re(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+_PROMPT = lazy_re(r"^\s*(?:\$|>|%|PS>)\s+")
 
 _NAME = r"[A-Za-z0-9][\w:.@/+-]*"
-_HEAD = re.compile(
+_HEAD = lazy_re(
     r"(?<![\w./-])(?:"
     r"(?P<pym>python3?\s+-m\s+(?:pytest|mypy))"
     r"|(?P<uv>uv\s+run\s+(?P<uv_arg>" + _NAME + r"))"
@@ -81,10 +81,10 @@ _HEAD = re.compile(
     r")(?![\w/-]|\.\w)",  # "mypy.ini" is a file
     re.ASCII,
 )
-_ARG = re.compile(r"[ \t]+(\S+)")
-_ARG_CUT = re.compile(r"[,，;；。、()（）\"'`“”‘’<>|&]|[^\x00-\x7f]")
-_PLAIN = re.compile(r"[A-Za-z]+")
-_TARGET_LIKE = re.compile(r"[-_:.]")
+_ARG = lazy_re(r"[ \t]+(\S+)")
+_ARG_CUT = lazy_re(r"[,，;；。、()（）\"'`“”‘’<>|&]|[^\x00-\x7f]")
+_PLAIN = lazy_re(r"[A-Za-z]+")
+_TARGET_LIKE = lazy_re(r"[-_:.]")
 # Plain words that are usually a folder argument ("mypy src", "pytest tests"), not prose.
 _FOLDER_WORDS = _words("src tests test lib app pkg packages cmd internal")
 _MAKE_TARGETS = _words(
@@ -166,28 +166,26 @@ def verify_request(text: str) -> VerifyRequest:
     return VerifyRequest(commands, kinds)
 
 
-_KIND_OF_TOOL: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
+_KIND_OF_TOOL: tuple[tuple[VerifyKind, LazyPattern], ...] = (
     (
         "types",
-        re.compile(
-            r"(?<![\w-])(?:mypy|pyright|tsc|typecheck|type-check|types|check-types)(?![\w-])"
-        ),
+        lazy_re(r"(?<![\w-])(?:mypy|pyright|tsc|typecheck|type-check|types|check-types)(?![\w-])"),
     ),
     (
         "lint",
-        re.compile(
+        lazy_re(
             r"(?<![\w-])(?:ruff|eslint|flake8|pylint|lint|clippy|vet|golangci-lint|"
             r"prettier|black|stylelint)(?![\w-])"
         ),
     ),
     (
         "tests",
-        re.compile(
+        lazy_re(
             r"(?<![\w-])(?:pytest|jest|vitest|mocha|tox|nox|ctest|rspec|phpunit|unittest|"
             r"tests?|spec|specs|e2e|unit|integration)(?![\w-])"
         ),
     ),
-    ("build", re.compile(r"(?<![\w-])(?:build|compile|package|all)(?![\w-])")),
+    ("build", lazy_re(r"(?<![\w-])(?:build|compile|package|all)(?![\w-])")),
 )
 
 
@@ -309,10 +307,10 @@ def _args(prose: str, pos: int) -> tuple[list[str], int]:
 # ---------------------------------------------------------------------------------------------
 
 _PASS_EN = r"(?:pass|passes|passing|passed|succeed|succeeds|are\s+green|is\s+green|green)"
-_KIND_PATTERNS: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
+_KIND_PATTERNS: tuple[tuple[VerifyKind, LazyPattern], ...] = (
     (
         "tests",
-        re.compile(
+        lazy_re(
             r"(?<![A-Za-z])(?:(?:unit|integration|e2e|end-to-end)\s+)?tests?\s+"
             r"(?:all\s+|now\s+)?(?:are\s+|is\s+)?" + _PASS_EN + r"(?![A-Za-z])"
             r"|(?<![A-Za-z])(?:test\s+)?suite\s+(?:is\s+|stays\s+)?(?:green|passes|passing)"
@@ -326,7 +324,7 @@ _KIND_PATTERNS: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
     ),
     (
         "types",
-        re.compile(
+        lazy_re(
             r"(?<![A-Za-z])(?:mypy|pyright|tsc)\s+(?:is\s+|runs\s+)?(?:clean|passes|green|happy)"
             r"|(?<![A-Za-z])type[- ]?check(?:s|ed|ing|er)?(?![A-Za-z])"
             r"|(?<![A-Za-z])no\s+type\s+errors(?![A-Za-z])"
@@ -338,7 +336,7 @@ _KIND_PATTERNS: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
     ),
     (
         "lint",
-        re.compile(
+        lazy_re(
             r"(?<![A-Za-z])(?:lint|linter|linting|ruff|eslint|flake8|pylint)\s*(?:is\s+|are\s+)?"
             r"(?:clean|passes|pass|green|happy|干净|通过|无错误|无警告|无告警)"
             r"|(?<![A-Za-z])no\s+lint(?:er)?\s+(?:errors|warnings|issues)(?![A-Za-z])"
@@ -349,7 +347,7 @@ _KIND_PATTERNS: tuple[tuple[VerifyKind, re.Pattern[str]], ...] = (
     ),
     (
         "build",
-        re.compile(
+        lazy_re(
             r"(?<![A-Za-z])(?:it|the\s+project|the\s+code|everything|the\s+app|the\s+package|"
             r"the\s+crate|the\s+binary)\s+(?:still\s+|now\s+)?(?:builds|compiles)(?![A-Za-z])"
             r"|(?<![A-Za-z])(?:build|builds|compiles?)\s+(?:cleanly|successfully|without\s+errors|"
@@ -373,8 +371,8 @@ def prose_verify_kinds(text: str) -> tuple[VerifyKind, ...]:
 # Failure signatures
 # ---------------------------------------------------------------------------------------------
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-_FAILING = re.compile(
+_ANSI = lazy_re(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+_FAILING = lazy_re(
     r"^\s*(?:FAILED|ERROR)\b"  # pytest short summary, collection errors
     r"|^E\s{2,}\S"  # pytest assertion detail
     r"|^=+\s.*\b(?:failed|errors?)\b"  # pytest final summary
@@ -391,43 +389,41 @@ _FAILING = re.compile(
     r"|npm\s+ERR!"
     r"|^\s*\d+\s+(?:failing|failed)\b"  # mocha "2 failing"
 )
-_SHORT_SUMMARY = re.compile(r"^(?:FAILED|ERROR)\s+\S")
-_SUMMARY = re.compile(
+_SHORT_SUMMARY = lazy_re(r"^(?:FAILED|ERROR)\s+\S")
+_SUMMARY = lazy_re(
     r"^\s*(?:=+\s|Tests?:|Test\s+Suites:|test\s+result:|\d+\s+(?:failed|passed|errors?)\b)",
     re.IGNORECASE,
 )
-_SUMMARY_COUNT = re.compile(r"\b\d+\s+(?:failed|failing|errors?)\b", re.IGNORECASE)
-_SUMMARY_LABEL = re.compile(r"^\s*([A-Za-z][A-Za-z ]*:)")
+_SUMMARY_COUNT = lazy_re(r"\b\d+\s+(?:failed|failing|errors?)\b", re.IGNORECASE)
+_SUMMARY_LABEL = lazy_re(r"^\s*([A-Za-z][A-Za-z ]*:)")
 
 # A temp root, then pytest's numbered ``pytest-of-<user>/pytest-<n>/<test>`` folders or one
 # randomly named folder: everything that differs between two runs of the same test.
-_TMP = re.compile(
+_TMP = lazy_re(
     r"(?<![\w.-])(?:(?:/private)?/var/folders/[^/\s]+/[^/\s]+/[A-Z]|(?:/private)?(?:/var)?/tmp"
     r"|(?i:[A-Z]:[\\/]+Users[\\/]+[^\\/\s]+[\\/]+AppData[\\/]+Local[\\/]+Temp))"
     r"(?:[\\/]+pytest-of-[^\\/\s]+[\\/]+pytest-(?:\d+|current)(?:[\\/]+[^\\/\s:'\"]+)?"
     r"|[\\/]+[^\\/\s:'\"]+)?"
 )
-_TIMESTAMP = re.compile(
+_TIMESTAMP = lazy_re(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 )
-_CLOCK = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\d:])")
+_CLOCK = lazy_re(r"(?<![\w:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\d:])")
 _SPAN = (
     r"(?<![\w.])(?:\d+(?:h|m|min)\s*)*\d+(?:[.,]\d+)?\s*"
     r"(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?)(?![A-Za-z0-9_])"
 )
 # A duration in brackets goes with its brackets ("(123 ms)", "[0.5s]"), so "Plan()" keeps its own.
-_DURATION = re.compile(
+_DURATION = lazy_re(
     rf"[(\[]\s*(?:took\s+|in\s+)?{_SPAN}\s*[)\]]"
     rf"|(?:(?<![\w.])(?:in|took|after|elapsed|duration)[\s:=]+)?{_SPAN}",
     re.IGNORECASE,
 )
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
-_UUID = re.compile(
-    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
-)
-_HEX_ID = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b")
-_PID = re.compile(r"\b(?:pid|process)\s*[=:#]?\s*\d+", re.IGNORECASE)
-_WORKER = re.compile(r"\[gw\d+\]")
+_ADDRESS = lazy_re(r"0x[0-9a-fA-F]{4,}")
+_UUID = lazy_re(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_HEX_ID = lazy_re(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b")
+_PID = lazy_re(r"\b(?:pid|process)\s*[=:#]?\s*\d+", re.IGNORECASE)
+_WORKER = lazy_re(r"\[gw\d+\]")
 
 
 def _normalize(line: str) -> str:
@@ -498,6 +494,8 @@ def failure_signature(output: str) -> str:
     """Seed 004 §4.6: a short stable hash of the failing lines, or of the normalized last
     ``FALLBACK_LINES`` non-blank lines when none looks like a failure. The same failure with
     other timings, temp paths or addresses has the same signature. Never raises."""
+    import hashlib
+
     lines: Sequence[str] = failing_lines(output)
     if not lines:
         tail = [raw for raw in output.splitlines() if raw.strip()][-FALLBACK_LINES:]

@@ -10,46 +10,30 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from goalkeeper.core.messages import en as catalog_en
-from goalkeeper.core.messages import goal_en as catalog_goal_en
-from goalkeeper.core.messages import goal_zh as catalog_goal_zh
-from goalkeeper.core.messages import modes_en as catalog_modes_en
-from goalkeeper.core.messages import modes_zh as catalog_modes_zh
-from goalkeeper.core.messages import proof_en as catalog_proof_en
-from goalkeeper.core.messages import proof_zh as catalog_proof_zh
-from goalkeeper.core.messages import todos_en as catalog_todos_en
-from goalkeeper.core.messages import todos_zh as catalog_todos_zh
-from goalkeeper.core.messages import trust_en as catalog_trust_en
-from goalkeeper.core.messages import trust_zh as catalog_trust_zh
-from goalkeeper.core.messages import workflow_en as catalog_workflow_en
-from goalkeeper.core.messages import workflow_zh as catalog_workflow_zh
-from goalkeeper.core.messages import zh as catalog_zh
 from goalkeeper.core.text.lang import detect_lang
 
 Lang = Literal["en", "zh"]
 LangSetting = Literal["auto", "en", "zh"]
 
-# One catalog per language, assembled from one module per concern (cadence, todos, …).
-CATALOGS: dict[Lang, dict[str, str]] = {
-    "en": {
-        **catalog_en.MESSAGES,
-        **catalog_todos_en.MESSAGES,
-        **catalog_goal_en.MESSAGES,
-        **catalog_workflow_en.MESSAGES,
-        **catalog_modes_en.MESSAGES,
-        **catalog_trust_en.MESSAGES,
-        **catalog_proof_en.MESSAGES,
-    },
-    "zh": {
-        **catalog_zh.MESSAGES,
-        **catalog_todos_zh.MESSAGES,
-        **catalog_goal_zh.MESSAGES,
-        **catalog_workflow_zh.MESSAGES,
-        **catalog_modes_zh.MESSAGES,
-        **catalog_trust_zh.MESSAGES,
-        **catalog_proof_zh.MESSAGES,
-    },
-}
+# One catalog per language, assembled from one module per concern (cadence, todos, …): the
+# general one (``en`` / ``zh``), then ``<concern>_<lang>``. A language's modules are imported
+# the first time something is said in it, so an English session never loads the Chinese text.
+CONCERNS = ("", "todos", "goal", "workflow", "modes", "trust", "proof")
+_loaded: dict[str, dict[str, str]] = {}
+
+
+def catalog(lang: Lang) -> dict[str, str]:
+    """Every message of ``lang``, by key (the dictionary is shared: read it, do not change it)."""
+    found = _loaded.get(lang)
+    if found is None:
+        from importlib import import_module
+
+        found = {}
+        for concern in CONCERNS:
+            name = f"{concern}_{lang}" if concern else lang
+            found.update(import_module(f"goalkeeper.core.messages.{name}").MESSAGES)
+        _loaded[lang] = found
+    return found
 
 
 class Say(Protocol):
@@ -63,7 +47,7 @@ class _KeepMissing(dict[str, object]):
 
 def render(lang: Lang, key: str, /, **fields: object) -> str:
     """Literal braces in a template are written ``{{`` and ``}}`` (str.format rules)."""
-    template = CATALOGS[lang].get(key) or CATALOGS["en"].get(key) or key
+    template = catalog(lang).get(key) or catalog("en").get(key) or key
     try:
         return template.format_map(_KeepMissing(fields))
     except (ValueError, IndexError, AttributeError, KeyError):

@@ -13,7 +13,6 @@ This module says which files are protected and what changed; it reads no files. 
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import itertools
 import json
 from collections.abc import Mapping, Sequence
@@ -76,6 +75,8 @@ def protected_digest(path: str, content: bytes) -> str:
     files that mix test configuration with other things, where only the test part counts
     (a version bump in ``pyproject.toml`` or a new dependency in ``package.json`` is not a test
     change; a new ``addopts`` or ``scripts.test`` is)."""
+    import hashlib
+
     name = path.rsplit("/", 1)[-1]
     part: bytes = content
     if name == "pyproject.toml":

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from goalkeeper.core.shell.line import ASSIGNMENT, base, part_words
+from goalkeeper.core.text.lazy_re import lazy_re
 
 SHADOWING = frozenset({"PATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "NODE_OPTIONS", "BASH_ENV"})
 """Variables that change which program runs or what it does (``PATH=./fake:$PATH pytest``,
@@ -129,7 +130,7 @@ _RUNNER_NOOP: dict[str, frozenset[str]] = {
     "go": frozenset({"-list", "-c"}),
     "make": frozenset({"-n", "--dry-run", "--just-print", "--recon", "-q", "--question"}),
 }
-_PYTHON = re.compile(r"^(?:python(?:\d+(?:\.\d+)*)?|pypy3?|py)(?:\.exe)?$")
+_PYTHON = lazy_re(r"^(?:python(?:\d+(?:\.\d+)*)?|pypy3?|py)(?:\.exe)?$")
 _PY_MODULES = {"pytest": "pytest", "py.test": "pytest", "unittest": "-", "tox": "tox"}
 _PY_MODULES.update({"nox": "nox", "green": "-", "nose2": "-", "trial": "-", "behave": "-"})
 _DIRECT = {"pytest": "pytest", "py.test": "pytest", "tox": "tox", "nox": "nox", "jest": "jest"}

@@ -20,6 +20,8 @@ from collections.abc import Callable
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 UNKNOWN = "unknown"
 
 
@@ -70,7 +72,7 @@ def parse_test_summary(output: str) -> TestSummary:
     return TestSummary()
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = lazy_re(r"\x1b\[[0-9;?]*[A-Za-z]")
 _MAX_LINE = 300  # a summary line is short; longer ones are quoted cut
 
 
@@ -80,11 +82,11 @@ def _line(text: str) -> str:
 
 # -- pytest -----------------------------------------------------------------------------------
 
-_PYTEST_COUNT = re.compile(
+_PYTEST_COUNT = lazy_re(
     r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun|"
     r"selected|tests? collected)"
 )
-_PYTEST_LINE = re.compile(
+_PYTEST_LINE = lazy_re(
     r"^=*\s*((?:(?:\d+ [a-z ]+?|no tests ran)(?:, )?)+)\s+in \d+(?:\.\d+)?s(?: \([^)]*\))?\s*=*$",
     re.MULTILINE,
 )
@@ -111,11 +113,9 @@ def _pytest(text: str) -> TestSummary | None:
 
 # -- python -m unittest -----------------------------------------------------------------------
 
-_UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in \d+(?:\.\d+)?s\s*$", re.MULTILINE)
-_UNITTEST_RESULT = re.compile(r"^(OK|FAILED|NO TESTS RAN)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
-_UNITTEST_PART = re.compile(
-    r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)"
-)
+_UNITTEST_RAN = lazy_re(r"^Ran (\d+) tests? in \d+(?:\.\d+)?s\s*$", re.MULTILINE)
+_UNITTEST_RESULT = lazy_re(r"^(OK|FAILED|NO TESTS RAN)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
+_UNITTEST_PART = lazy_re(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
 
 
 def _unittest(text: str) -> TestSummary | None:
@@ -143,9 +143,9 @@ def _unittest(text: str) -> TestSummary | None:
 
 # -- jest, vitest, mocha ----------------------------------------------------------------------
 
-_JEST_LINE = re.compile(r"^\s*Tests:?\s+(\d+ [a-z]+.*)$", re.MULTILINE)
-_JS_COUNT = re.compile(r"(\d+) (passed|failed|skipped|todo|pending)")
-_MOCHA = re.compile(r"^\s*(\d+) (passing|failing|pending)\b", re.MULTILINE)
+_JEST_LINE = lazy_re(r"^\s*Tests:?\s+(\d+ [a-z]+.*)$", re.MULTILINE)
+_JS_COUNT = lazy_re(r"(\d+) (passed|failed|skipped|todo|pending)")
+_MOCHA = lazy_re(r"^\s*(\d+) (passing|failing|pending)\b", re.MULTILINE)
 
 
 def _jest(text: str) -> TestSummary | None:
@@ -181,7 +181,7 @@ def _mocha(text: str) -> TestSummary | None:
 
 # -- node --test (TAP or spec reporter) -------------------------------------------------------
 
-_NODE = re.compile(r"^(?:#|ℹ) (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$", re.MULTILINE)
+_NODE = lazy_re(r"^(?:#|ℹ) (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$", re.MULTILINE)
 
 
 def _node(text: str) -> TestSummary | None:
@@ -202,7 +202,7 @@ def _node(text: str) -> TestSummary | None:
 
 # -- cargo test -------------------------------------------------------------------------------
 
-_CARGO = re.compile(
+_CARGO = lazy_re(
     r"^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored; "
     r"(\d+) measured; (\d+) filtered out",
     re.MULTILINE,
@@ -227,8 +227,8 @@ def _cargo(text: str) -> TestSummary | None:
 
 # -- go test ----------------------------------------------------------------------------------
 
-_GO_TEST = re.compile(r"^\s*--- (PASS|FAIL|SKIP): \S+", re.MULTILINE)
-_GO_PACKAGE = re.compile(
+_GO_TEST = lazy_re(r"^\s*--- (PASS|FAIL|SKIP): \S+", re.MULTILINE)
+_GO_PACKAGE = lazy_re(
     r"^(ok|FAIL|\?)\s+(\S+)\s+((?:\d+(?:\.\d+)?s|\(cached\)|\[no test files\]).*)$", re.MULTILINE
 )
 """``ok  <tab>pkg<tab>0.01s``, ``ok ... (cached)``, ``?   ... [no test files]``, ``FAIL ... 0.1s``:

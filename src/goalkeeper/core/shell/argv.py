@@ -21,11 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from msgspec import Struct
 
-SHELL_SYNTAX = re.compile(r"[;&|<>`$()\n\r*?\[\]{}~!#]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
+from goalkeeper.core.text.lazy_re import LazyPattern, lazy_re
+
+SHELL_SYNTAX = lazy_re(r"[;&|<>`$()\n\r*?\[\]{}~!#]|^\s*[A-Za-z_][A-Za-z0-9_]*=")
 """Text a shell would interpret (operators, substitutions, globs, an env assignment first):
 such a command runs through ``/bin/sh -c``, which only the user's own text may do."""
-_SHELL_OPERATORS = re.compile(r"[;&|<>`\n\r]|\$\(|\$\{")
-_QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
+_SHELL_OPERATORS = lazy_re(r"[;&|<>`\n\r]|\$\(|\$\{")
+_QUOTED = lazy_re(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
 
 
 class Rerun(Struct, frozen=True):
@@ -126,15 +128,15 @@ _PYTEST_FLAGS = frozenset(
     | {"--no-summary", "-s", "--capture=no", "--nf", "--new-first", "--quiet", "--verbose"}
 )
 _PYTEST_VALUED = {
-    "-k": re.compile(r".+"),
-    "-m": re.compile(r".+"),
-    "--tb": re.compile(r"auto|long|short|line|native|no"),
-    "--maxfail": re.compile(r"\d{1,6}"),
-    "--durations": re.compile(r"\d{1,6}"),
-    "--color": re.compile(r"yes|no|auto"),
+    "-k": lazy_re(r".+"),
+    "-m": lazy_re(r".+"),
+    "--tb": lazy_re(r"auto|long|short|line|native|no"),
+    "--maxfail": lazy_re(r"\d{1,6}"),
+    "--durations": lazy_re(r"\d{1,6}"),
+    "--color": lazy_re(r"yes|no|auto"),
 }
-_REPORT_CHARS = re.compile(r"-r[a-zA-Z]{1,12}")
-_ATTACHED = re.compile(r"-[km][^=]+")
+_REPORT_CHARS = lazy_re(r"-r[a-zA-Z]{1,12}")
+_ATTACHED = lazy_re(r"-[km][^=]+")
 """``-kEXPR`` and ``-mEXPR``: a selection expression attached to its option."""
 
 
@@ -168,8 +170,8 @@ def _npm(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
     return None
 
 
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_:.-]{0,199}")
-_CRATE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}(@[0-9A-Za-z.+-]{1,40})?")
+_NAME = lazy_re(r"[A-Za-z0-9_][A-Za-z0-9_:.-]{0,199}")
+_CRATE = lazy_re(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}(@[0-9A-Za-z.+-]{1,40})?")
 _CARGO_FLAGS = frozenset(
     {"-q", "--quiet", "-v", "--verbose", "--lib", "--bins", "--tests", "--doc", "--all"}
     | {"--workspace", "--offline", "--locked", "--frozen", "--no-fail-fast"}
@@ -207,7 +209,7 @@ def _cargo(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
 
 
 _GO_FLAGS = frozenset({"-v", "-short", "-failfast"})
-_GO_VALUED = {"-run": re.compile(r".{1,200}"), "-count": re.compile(r"\d{1,4}")}
+_GO_VALUED = {"-run": lazy_re(r".{1,200}"), "-count": lazy_re(r"\d{1,4}")}
 
 
 def _go(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
@@ -230,7 +232,7 @@ def _go(extra: Sequence[str], inside: Callable[[str], bool]) -> str | None:
 
 
 def _valued(
-    word: str, extra: Sequence[str], i: int, patterns: Mapping[str, re.Pattern[str]]
+    word: str, extra: Sequence[str], i: int, patterns: Mapping[str, LazyPattern]
 ) -> int | None:
     """An option with a value (``--opt=value`` or ``--opt value``) that ``patterns`` allows with
     that value: the index of its last word in ``extra``; None when it is not one, or its value

@@ -16,10 +16,12 @@ import shlex
 
 from msgspec import Struct
 
+from goalkeeper.core.text.lazy_re import lazy_re
+
 OPERATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n", "(", ")")
 """Control operators, longest first (``&&`` before ``&``)."""
-_REDIRECT = re.compile(r"^\d*(?:&>>?|>>?&?|<<?<?|<&|>\|)")
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_REDIRECT = lazy_re(r"^\d*(?:&>>?|>>?&?|<<?<?|<&|>\|)")
+ASSIGNMENT = lazy_re(r"^[A-Za-z_][A-Za-z0-9_]*=")
 """A leading ``NAME=value`` word."""
 
 

@@ -6,10 +6,11 @@ never reads as Chinese in one place and English in another. Pure; no I/O.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-CJK = re.compile(r"[\u3400-\u9fff]")
+from goalkeeper.core.text.lazy_re import lazy_re
+
+CJK = lazy_re(r"[\u3400-\u9fff]")
 
 
 def detect_lang(text: str) -> Literal["en", "zh"]:

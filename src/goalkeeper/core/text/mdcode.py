@@ -9,11 +9,12 @@ model can print such a line; pairing runs of backticks does not. Pure; no I/O.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable
 
-_BACKTICKS = re.compile(r"`+")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
+from goalkeeper.core.text.lazy_re import lazy_re
+
+_BACKTICKS = lazy_re(r"`+")
+_FENCE = lazy_re(r"^[ \t]*(`{3,}|~{3,})")  # any indent: fences nest in list items
 
 Fence = tuple[str, int]
 """An open code fence: its character (backtick or tilde) and how many of them opened it."""

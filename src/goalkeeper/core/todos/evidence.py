@@ -12,7 +12,6 @@ inputs are never mutated.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -270,6 +269,8 @@ class Baseline(Struct, frozen=True):
 
     @property
     def ident(self) -> str:
+        import hashlib
+
         blob = "\0".join((self.packed, *self.skipped, str(self.complete)))
         return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
@@ -307,4 +308,6 @@ def content_key(digest: str) -> str:
 
 
 def _path_key(rel: str) -> str:
+    import hashlib
+
     return hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:_PATH_KEY]

@@ -11,13 +11,13 @@ session's language. Pure; no I/O (procedure bodies come through ``read``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypeVar
 
 from msgspec import Struct
 from msgspec.structs import replace
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import Problem
 from goalkeeper.core.workflows.catalog import Catalog
 from goalkeeper.core.workflows.resolver import (
@@ -35,7 +35,7 @@ from goalkeeper.core.workflows.resolver import workflow_context as resolve_conte
 _T = TypeVar("_T")
 VERSION = 1
 Status = Literal["active", "completed", "cancelled"]
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UUID = lazy_re(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 class WorkflowError(ValueError):

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from msgspec import Struct
 
 from goalkeeper.core.messages import make_say
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import Problem
 from goalkeeper.core.workflows.catalog import Catalog, Procedure
 
@@ -34,7 +35,7 @@ MAX_BUNDLE_BYTES = 65536
 Read = Callable[[Procedure], str]
 
 # A Markdown link to a sibling file: "](" + optional "./" + a file name + optional "#anchor" + ")".
-_LINK = re.compile(r"\]\((\./)?([A-Za-z0-9.-]+)(#[^)]+)?\)")
+_LINK = lazy_re(r"\]\((\./)?([A-Za-z0-9.-]+)(#[^)]+)?\)")
 
 
 class ResolveError(ValueError):
