@@ -14,7 +14,7 @@ import click
     short_help="Answer one agent hook event (stdin JSON → stdout JSON).",
     context_settings={"ignore_unknown_options": True},
 )
-@click.argument("host", type=click.Choice(["claude"]))
+@click.argument("host", type=click.Choice(["claude", "codex", "gemini"]))
 def hook_command(host: str) -> int:
     """Answer one hook event from HOST (claude): the hook JSON on stdin, the answer on stdout.
 

@@ -16,9 +16,11 @@ from typing import Any
 
 from goalkeeper.config import Config
 from goalkeeper.hosts.hook_client import (
+    HOSTS,
     SPAWN_THROTTLE_S,
     make_runtime_dir,
     open_private,
+    project_of,
     runtime_dir,
     socket_path,
 )
@@ -42,13 +44,15 @@ def answer_in_process(
 
     ``transport``: why the client could not use the warm engine (a catalog key, the path, its
     owner's uid and ``st_mode``), said to the user at SessionStart."""
-    from goalkeeper.hosts.claude_code import answer_hook
+    from importlib import import_module
 
     notes = (transport_note(*transport),) if transport else ()
-    answer, config = answer_hook(raw, env, cwd, notes=notes)
+    translator = import_module(HOSTS[host]) if host in HOSTS else None
+    if translator is None:  # the client checks the name; a stray request to the engine
+        return encode_answer({"systemMessage": f"goalkeeper: unknown hook host {host[:40]!r}"})
+    answer, config = translator.answer_hook(raw, env, cwd, notes=notes)
     if spawn and config is not None and config.server == "auto":
-        project = env.get("CLAUDE_PROJECT_DIR") or cwd
-        spawn_server(Path(project), config)
+        spawn_server(Path(project_of(host, env, cwd)), config)
     return encode_answer(answer)
 
 
