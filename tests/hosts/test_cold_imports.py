@@ -36,6 +36,10 @@ NOT_ON_THE_FIRST_EVENT = (
     "goalkeeper.engine.inspect",  # facts are gathered only when a guard asks
     "goalkeeper.engine.goal_io",
     "goalkeeper.core.goals.detect",  # the goal detector: prompts only
+    "goalkeeper.core.goals.verify",  # verify inference and output reading: goals at a settle
+    "goalkeeper.core.cadence.gates",  # the closing gates: a settle's
+    "goalkeeper.core.shell.line",  # reading command lines: a tool call's
+    "goalkeeper.core.proof.protected",  # the kept tests: the first prompt's
 )
 
 

@@ -112,13 +112,13 @@ class CadenceGuard:
         return dump_state_value(state)
 
     def on_event(self, event: Event, state: CadenceState, ctx: Context) -> Verdict[CadenceState]:
-        from goalkeeper.core.cadence.gates import kr_commands
-
         if isinstance(event, Settled):
             return decide_settle(event, state, ctx)
         if isinstance(event, SessionStart):
             return _on_session_start(event, state, ctx)
         if isinstance(event, UserPrompt):
+            from goalkeeper.core.cadence.gates import kr_commands
+
             plan = ctx.plan.plan if ctx.plan is not None else None
             named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
             return Verdict(state=replace(_fresh_start(state), named=named))

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 from msgspec import Struct
 
-from goalkeeper.core.proof.protected import session_key
 from goalkeeper.core.values import Event, KeepTests, UserPrompt
 from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
@@ -43,5 +42,7 @@ class KeptTestsGuard:
     ) -> Verdict[KeptTestsState]:
         if not isinstance(event, UserPrompt) or state.kept:
             return Verdict()
+        from goalkeeper.core.proof.protected import session_key
+
         key = session_key(event.session_id)  # the tests as the user set the work going
         return Verdict((KeepTests(key),), KeptTestsState(kept=True))

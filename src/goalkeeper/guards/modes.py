@@ -180,11 +180,11 @@ def on_code_write(ev: ToolCall, s: ModesState, ctx: Context) -> Verdict[ModesSta
     """The question gate: no code before the facts are confirmed and the plan exists. Writing
     the run's own artifacts (PLAN.md in the run folder) is always allowed, and so is a shell's
     scratch file outside the project; both are looked at (``Inspect``) before they pass."""
+    if s.phase not in ("discuss", "plan"):
+        return Verdict()
     from goalkeeper.core.shell.places import inside, locate
     from goalkeeper.core.shell.writes import read_writes
 
-    if s.phase not in ("discuss", "plan"):
-        return Verdict()
     say = ctx.say
     shell = ev.name in SHELL_TOOLS
     if shell:

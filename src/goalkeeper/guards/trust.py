@@ -17,7 +17,6 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from goalkeeper.core.shell.line import ASSIGNMENT, base, cut_line, part_words, split_heredocs
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
 from goalkeeper.core.values import Block, Event, Record, ToolCall
@@ -139,6 +138,8 @@ def _only_mentioned(command: str) -> bool:
     """Whether every part of ``command`` that names an approval is a data program's text that
     nothing runs: no command substitution in it, not piped into a program that could run it,
     and a heredoc that names one is read by a data program."""
+    from goalkeeper.core.shell.line import cut_line, split_heredocs
+
     line, heredocs = split_heredocs(command)
     for opener, body in heredocs:
         if _APPROVAL.search(body) and not all(_data(part) for part, _ in cut_line(opener)):
@@ -176,6 +177,8 @@ def _expands(part: str) -> bool:
 
 
 def _data(part: str) -> bool:
+    from goalkeeper.core.shell.line import ASSIGNMENT, base, part_words
+
     words = part_words(part)
     while words and ASSIGNMENT.match(words[0]):
         words = words[1:]
