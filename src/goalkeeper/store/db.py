@@ -7,8 +7,8 @@ update is lost. ``sqlite3`` errors are translated here into ``StoreBusy`` / ``St
 
 from __future__ import annotations
 
+import _thread  # its lock is threading.Lock itself, without importing threading (~1 ms)
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -90,7 +90,7 @@ class ConnectionPool:
     def __init__(self, size: int = 4) -> None:
         self.size = size
         self._idle: list[tuple[Path, int, sqlite3.Connection]] = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def take(self, path: Path) -> sqlite3.Connection | None:
         try:
