@@ -8,11 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit"})
-"""File-writing tools of Claude Code and Pi."""
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "pwsh"})
-"""Shell tools of Claude Code and Pi (and the names pi-todone knows): judged by the command
-line they run."""
+WRITE_TOOLS = frozenset(
+    {"Write", "Edit", "MultiEdit", "NotebookEdit", "write", "edit", "apply_patch"}
+    | {"write_file", "replace"}  # Gemini CLI
+)
+"""File-writing tools of Claude Code, Pi and Codex (whose translator hands a patch over as one
+``apply_patch`` call per file it names, in ``file_path``)."""
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "pwsh", "run_shell_command"})  # last: Gemini
+"""Shell tools of Claude Code, Codex (``Bash``) and Pi (and the names pi-todone knows): judged
+by the command line they run."""
 
 
 def tool_target(data: Mapping[str, Any]) -> str:

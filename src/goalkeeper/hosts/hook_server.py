@@ -229,7 +229,9 @@ def _warm_up() -> None:
     """Import what every event needs before the first request arrives."""
     import goalkeeper.engine.supervisor
     import goalkeeper.hosts.claude_code
-    import goalkeeper.hosts.claude_transcript  # noqa: F401
+    import goalkeeper.hosts.claude_transcript
+    import goalkeeper.hosts.codex
+    import goalkeeper.hosts.codex_transcript  # noqa: F401
 
 
 def _read_all(conn: socket.socket, limit: int) -> bytes:

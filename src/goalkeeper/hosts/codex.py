@@ -1,0 +1,267 @@
+"""Codex CLI host: hook JSON in, engine events through the Supervisor, hook JSON out.
+
+Translation only (Codex CLI 0.171.0, see ``../shared/reference/codex-offline-e2e.md``). Codex's
+hook answers have Claude Code's shape, so ``claude_code.to_answer`` writes them: SessionStart
+and UserPromptSubmit carry context (``additionalContext``, a developer message), PreToolUse
+denies (``permissionDecision: deny``: the model gets the reason as the tool's output), Stop
+continues the agent with ``decision: block`` (the reason comes back as a user message in the
+same turn). What differs:
+
+* Tool names: the shell is ``Bash`` with ``tool_input.command``; ``apply_patch`` carries the
+  patch text in ``tool_input.command``. A patch becomes one ``ToolCall`` per file it touches
+  (``apply_patch`` is a write tool in ``core/tools``), so the question gate and the trust guard
+  judge every target; a patch naming no file is judged as a write to an unknown file.
+* Tool activity comes from the rollout file's new tail (``codex_transcript``).
+* **No loop limit on Stop blocks** in Codex: goalkeeper's own caps (the stuck rule's
+  ``idle_streak``, the plan's budgets) are what end a blocked streak.
+* Codex runs matching hooks **concurrently** (parallel tool calls): each event is one
+  Supervisor transaction (``BEGIN IMMEDIATE``), so no update is lost.
+* Codex's own ``/goal`` (its create_goal/update_goal tools) is left to Codex: only
+  ``/gk-goal`` is goalkeeper's goal command here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from goalkeeper.config import Config, load_config
+from goalkeeper.core.messages import render
+from goalkeeper.core.values import (
+    Activity,
+    BeforeAgentStart,
+    Capability,
+    Event,
+    SessionStart,
+    Settled,
+    ToolCall,
+    UserPrompt,
+)
+from goalkeeper.hosts.claude_code import (
+    HookInput,
+    HostInputError,
+    journal_internal_error,
+    parse_input,
+    to_answer,
+)
+
+HOST = "codex"
+CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+"""Stop ``decision: block`` continues; ``additionalContext`` advises; PreToolUse denies;
+``systemMessage`` is shown to the user (a ``warning:`` line in ``codex exec``). Codex has no
+compaction request and no question to the user from a hook."""
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop")
+"""The events ``goalkeeper install codex`` registers."""
+PRE_TOOL_MATCHER = "Bash|apply_patch"
+"""The tools goalkeeper's PreToolUse hook is registered for (exact names, Codex's syntax)."""
+DOCUMENTED_EVENTS = frozenset(
+    (
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "UserPromptSubmit",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+    )
+)
+PATCH_TOOL = "apply_patch"
+_SOURCES = ("startup", "resume", "compact", "clear")
+
+PROJECT_CONFIG = (".codex/hooks.json", ".codex/config.toml")
+USER_CONFIG = ("hooks.json", "config.toml")
+"""Where Codex reads hooks, their trust and the MCP servers: ``<repo>/.codex/`` and
+``$CODEX_HOME`` (``~/.codex`` by default)."""
+
+
+def codex_home(env: Mapping[str, str]) -> str:
+    """``$CODEX_HOME``, else ``~/.codex``."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return env.get("CODEX_HOME") or os.path.join(home, ".codex")
+
+
+def host_files(project: Path | str, env: Mapping[str, str]) -> tuple[str, ...]:
+    """Codex's configuration that runs and trusts goalkeeper's hooks, as absolute paths and
+    as a shell line names them (``~/.codex/…``): the trust guard refuses the agent's writes."""
+    root = os.path.abspath(project)
+    home = codex_home(env)
+    return (
+        *(os.path.join(root, f) for f in PROJECT_CONFIG),
+        *(os.path.join(home, f) for f in USER_CONFIG),
+        *(f"~/.codex/{f}" for f in USER_CONFIG),
+    )
+
+
+def project_dir(hook: HookInput | None, cwd: str) -> Path:
+    """Codex names no project variable: the session's cwd is the project."""
+    return Path((hook.cwd if hook else None) or cwd)
+
+
+def answer_hook(
+    raw: bytes,
+    env: Mapping[str, str],
+    cwd: str,
+    *,
+    clock: Any = None,
+    notes: Sequence[tuple[str, Mapping[str, object]]] = (),
+) -> tuple[dict[str, Any], Config | None]:
+    """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
+    (the same contract as ``claude_code.answer_hook``)."""
+    lang: Any = "en"
+    hook: HookInput | None = None
+    config: Config | None = None
+    try:
+        hook = parse_input(raw)
+        project = project_dir(hook, cwd)
+        if not project.is_dir():
+            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
+        config = load_config(project, env)
+        lang = config.lang if config.lang != "auto" else "en"
+        return _answer(hook, project, config, env, clock, notes), config
+    except HostInputError as exc:
+        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
+    except Exception as exc:  # the only broad except on this path: fail open
+        journal_internal_error(project_dir(hook, cwd), hook.session_id if hook else None, exc)
+        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
+        return {"systemMessage": text}, config
+
+
+def _answer(
+    hook: HookInput,
+    project: Path,
+    config: Config,
+    env: Mapping[str, str],
+    clock: Any,
+    notes: Sequence[tuple[str, Mapping[str, object]]],
+) -> dict[str, Any]:
+    if hook.event not in HOOK_EVENTS:
+        if hook.event in DOCUMENTED_EVENTS:
+            return {}  # a Codex event goalkeeper does not use
+        return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
+
+    from goalkeeper.engine.supervisor import Supervisor
+    from goalkeeper.hosts.claude_code import _peek_host_state
+
+    supervisor = Supervisor(
+        project,
+        config,
+        host=HOST,
+        capabilities=CAPABILITIES,
+        clock=clock,
+        host_files=host_files(project, env),
+    )
+    try:
+        stored = _peek_host_state(supervisor, hook.session_id)
+        events, host_state = to_events(hook, stored, config)
+        outcome = supervisor.handle(events, host_state=host_state)
+    finally:
+        supervisor.store.close()
+    answer = to_answer(hook.event, outcome.actions)
+    if hook.event == "SessionStart":
+        said = [
+            w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
+            for w in config.warnings
+        ]
+        lang = config.lang if config.lang != "auto" else "en"
+        said += [render(lang, key, **fields) for key, fields in notes]
+        if said:
+            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
+    return answer
+
+
+def to_events(
+    hook: HookInput, stored: Mapping[str, Any], config: Config
+) -> tuple[tuple[Event, ...], dict[str, Any]]:
+    """The engine events for a hook, and the host bookkeeping to store with them."""
+    sid = hook.session_id
+    if hook.event == "SessionStart":
+        source = hook.source if hook.source in _SOURCES else "other"
+        return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
+    if hook.event == "UserPromptSubmit":
+        return (UserPrompt(sid, own_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
+    if hook.event == "PreToolUse":
+        return tool_calls(sid, hook.tool_name or "", hook.tool_input or {}), {}
+    activity, host_state, final = _activity(hook, stored, config)
+    last = hook.last_assistant_message or ""
+    text = final if final and final.endswith(last.strip()) else last
+    return (Settled(sid, text, activity=activity),), host_state
+
+
+def own_prompt(prompt: str) -> str:
+    """The prompt as goalkeeper's command detection reads it. Codex's own ``/goal`` is Codex's
+    (its goal tools); goalkeeper answers ``/gk-goal`` only. A word joiner before the slash
+    keeps ``/goal …`` from reading as goalkeeper's command, and changes nothing else."""
+    stripped = prompt.lstrip()
+    head = stripped[:6].lower()
+    if head.startswith("/goal") and (len(head) == 5 or head[5].isspace()):
+        return "\u2060" + stripped
+    return prompt
+
+
+def tool_calls(sid: str, name: str, tool_input: Mapping[str, Any]) -> tuple[ToolCall, ...]:
+    """A Codex tool call as goalkeeper's guards read it: a patch is one write per file."""
+    if name != PATCH_TOOL:
+        return (ToolCall(sid, name, dict(tool_input)),)
+    patch = tool_input.get("command")
+    patch = patch if isinstance(patch, str) else ""
+    targets = patch_targets(patch) or ("",)
+    return tuple(ToolCall(sid, PATCH_TOOL, {"file_path": t, "command": patch}) for t in targets)
+
+
+_FILE_LINES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def patch_targets(patch: str) -> tuple[str, ...]:
+    """Every file an ``apply_patch`` text adds, changes, deletes or moves to, in order, once."""
+    found: dict[str, None] = {}
+    for line in patch.splitlines():
+        for head in _FILE_LINES:
+            if line.startswith(head):
+                path = line[len(head) :].strip()
+                if path:
+                    found.setdefault(path, None)
+    return tuple(found)
+
+
+def _activity(
+    hook: HookInput, stored: Mapping[str, Any], config: Config
+) -> tuple[Activity, dict[str, Any], str]:
+    if not hook.transcript_path:
+        return Activity(), {}, ""
+    from goalkeeper.hosts.codex_transcript import read_tail
+
+    same_file = stored.get("transcript_path") == hook.transcript_path
+    offset = stored.get("transcript_offset") if same_file else None
+    tail = read_tail(
+        hook.transcript_path,
+        offset if isinstance(offset, int) else None,
+        config.transcript_tail_kb * 1024,
+    )
+    if tail is None:
+        return Activity(unreadable=True), {}, ""
+    activity = Activity(
+        tail.tool_calls,
+        tail.context_tokens,
+        tail.size,
+        tail.long_wait,
+        context_window=tail.context_window,
+        runs=tail.runs,
+    )
+    state = {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
+    return activity, state, tail.final_text
+
+
+def _transcript_mark(path: str | None) -> dict[str, Any]:
+    """At session start, remember where the rollout ends: older activity is not this run's."""
+    if not path:
+        return {}
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    return {"transcript_path": path, "transcript_offset": size}

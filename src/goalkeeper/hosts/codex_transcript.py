@@ -1,0 +1,191 @@
+"""Read what happened since the previous stop from the **new tail** of a Codex rollout file.
+
+Codex 0.171.0 writes each session to ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-….jsonl`` (the
+hook's ``transcript_path``). Each line is ``{"timestamp", "ordinal", "type", "payload"}``; the
+lines read here (observed on a real run, see ``codex-offline-e2e.md``):
+
+* ``response_item`` / ``function_call`` (``name: exec_command``, ``arguments: '{"cmd": …}'``,
+  ``call_id``) and ``custom_tool_call`` (``name: apply_patch``, ``input``: the patch text);
+* ``response_item`` / ``function_call_output`` / ``custom_tool_call_output`` (``call_id``,
+  ``output``): ``Process exited with code N`` for the shell, ``Exit code: N`` for a patch,
+  ``Command blocked by PreToolUse hook: …`` for a call a hook denied, ``Process running with
+  session ID`` for one still running;
+* ``response_item`` / ``message`` with ``role: assistant``: the final text;
+* ``event_msg`` / ``token_count``: ``info.last_token_usage.input_tokens`` and
+  ``info.model_context_window``.
+
+Like the Claude Code reader (``claude_transcript``), only the bytes after the remembered offset
+are read, an unfinished last line is left for the next read, and a missing file means "could
+not be read". The result is the same ``TranscriptTail`` value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
+from goalkeeper.hosts.claude_transcript import MAX_FINAL_TEXT, TranscriptTail
+
+SHELL_CALLS = frozenset({"exec_command", "shell_command", "shell", "local_shell"})
+"""Codex's shell tools as the model calls them (0.171.0 offers ``exec_command``)."""
+PATCH_CALLS = frozenset({"apply_patch"})
+
+
+class CodexTail(TranscriptTail, frozen=True):
+    """A rollout tail: what ``TranscriptTail`` says, plus the model's context window."""
+
+    context_window: int | None = None
+
+
+def read_tail(path: str, offset: int | None, max_bytes: int) -> CodexTail | None:
+    """Tool calls, context size and final text in the rollout after ``offset``; None when the
+    file cannot be read."""
+    from goalkeeper.store.safe_read import open_regular
+
+    try:  # a FIFO or a device here would hang the Stop hook: regular files only
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        known = offset is not None and 0 <= offset <= size
+        start = offset if known and offset is not None else max(0, size - max_bytes)
+        if size - start > max_bytes:
+            start, known = size - max_bytes, False
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    end = data.rfind(b"\n") + 1  # an unfinished last line waits for the next read
+    body = data[:end]
+    if start > 0 and not known:
+        body = body[body.find(b"\n") + 1 :]  # began mid-line
+    return _parse(body, size, start + end)
+
+
+def _parse(body: bytes, size: int, offset: int) -> CodexTail:
+    calls: dict[str, ToolRun] = {}
+    outputs: dict[str, str] = {}
+    texts: list[str] = []
+    tokens: int | None = None
+    window: int | None = None
+    for line in body.split(b"\n"):
+        if not line or (b'"response_item"' not in line and b'"token_count"' not in line):
+            continue
+        entry = _entry(line)
+        payload = entry.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        if entry.get("type") == "event_msg" and kind == "token_count":
+            tokens, window = _usage(payload, tokens, window)
+        elif entry.get("type") != "response_item":
+            continue
+        elif kind in ("function_call", "custom_tool_call"):
+            texts = []
+            ident = payload.get("call_id")
+            key = ident if isinstance(ident, str) else f"#{len(calls)}"
+            calls.setdefault(key, _call(payload))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            ident, output = payload.get("call_id"), payload.get("output")
+            if isinstance(ident, str):
+                outputs[ident] = output if isinstance(output, str) else ""
+        elif kind == "message" and payload.get("role") == "assistant":
+            texts += _texts(payload.get("content"))
+        elif kind == "message" and payload.get("role") == "user":
+            texts = []
+    runs = tuple(_ended(run, outputs.get(key)) for key, run in calls.items())
+    final = "\n".join(texts)[-MAX_FINAL_TEXT:]
+    return CodexTail(len(runs), tokens, size, offset, False, runs, final, window)
+
+
+def _call(payload: dict[str, object]) -> ToolRun:
+    """One call in host-neutral terms, named as Codex's hooks name it (``Bash``,
+    ``apply_patch``), so the check gate reads the same command line the hook saw."""
+    name = payload.get("name")
+    name = name if isinstance(name, str) else ""
+    if name in SHELL_CALLS:
+        return ToolRun("shell", "Bash", _command(payload.get("arguments")))
+    if name in PATCH_CALLS:
+        from goalkeeper.hosts.codex import patch_targets
+
+        raw = payload.get("input")
+        targets = patch_targets(raw if isinstance(raw, str) else "")
+        return ToolRun("edit", name, path=targets[0] if targets else "")
+    return ToolRun("other", name)
+
+
+def _command(arguments: object) -> str:
+    try:
+        data = json.loads(arguments) if isinstance(arguments, str) else None
+    except (ValueError, RecursionError):
+        return ""
+    value = data.get("cmd") if isinstance(data, dict) else None
+    if isinstance(value, list):  # the older shell tool: an argv
+        return " ".join(str(v) for v in value)
+    return value if isinstance(value, str) else ""
+
+
+_BLOCKED = "Command blocked by PreToolUse hook"
+_SHELL_EXIT = "Process exited with code "
+_PATCH_EXIT = "Exit code: "
+
+
+def _ended(run: ToolRun, output: str | None) -> ToolRun:
+    """How a call ended, from the output the model got (no output in the tail: unfinished)."""
+    if output is None:
+        return _with(run, "unfinished", "")
+    outcome: RunOutcome = "unknown"
+    head = output[:400]
+    if output.startswith(_BLOCKED):
+        outcome = "refused"
+    elif "Process running with session ID" in head:
+        outcome = "unfinished"
+    else:
+        for marker in (_SHELL_EXIT, _PATCH_EXIT):
+            at = head.find(marker)
+            if at >= 0:
+                code = head[at + len(marker) :].split("\n", 1)[0].strip()
+                outcome = "passed" if code == "0" else "failed"
+                break
+    body = output.split("\nOutput:\n", 1)[-1]
+    return _with(run, outcome, body[-RUN_TAIL_CHARS:])
+
+
+def _with(run: ToolRun, outcome: RunOutcome, tail: str) -> ToolRun:
+    return ToolRun(run.kind, run.name, run.command, run.path, outcome, tail)
+
+
+def _usage(
+    payload: dict[str, object], tokens: int | None, window: int | None
+) -> tuple[int | None, int | None]:
+    info = payload.get("info")
+    if not isinstance(info, dict):
+        return tokens, window
+    last = info.get("last_token_usage")
+    seen = last.get("input_tokens") if isinstance(last, dict) else None
+    size = info.get("model_context_window")
+    return (
+        seen if isinstance(seen, int) and seen > 0 else tokens,
+        size if isinstance(size, int) and size > 0 else window,
+    )
+
+
+def _texts(content: object) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    return [
+        str(b.get("text"))
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "output_text" and isinstance(b.get("text"), str)
+    ]
+
+
+def _entry(line: bytes) -> dict[str, object]:
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return {}
+    return entry if isinstance(entry, dict) else {}
