@@ -157,6 +157,30 @@ class HookInput(Struct, frozen=True):
 def parse_input(raw: bytes) -> HookInput:
     """The payload as a value, every lone surrogate and NUL in it replaced by U+FFFD; raises
     ``HostInputError`` saying what is wrong with it."""
+    payload = decode_payload(raw)
+    event, session_id = payload["hook_event_name"], payload["session_id"]
+    return HookInput(
+        event=event,
+        session_id=session_id,
+        cwd=_str(payload.get("cwd")),
+        transcript_path=_str(payload.get("transcript_path")),
+        source=_str(payload.get("source")),
+        prompt=_str(payload.get("prompt")),
+        last_assistant_message=_str(payload.get("last_assistant_message")),
+        error=_str(payload.get("error")),
+        tool_name=_str(payload.get("tool_name")),
+        tool_input=payload.get("tool_input")
+        if isinstance(payload.get("tool_input"), dict)
+        else None,
+        background=_running(payload.get("background_tasks")),
+    )
+
+
+def decode_payload(raw: bytes) -> dict[str, Any]:
+    """A hook payload as a JSON object with a non-empty ``hook_event_name`` and
+    ``session_id``, lone surrogates and NULs replaced by U+FFFD; raises ``HostInputError``
+    saying what is wrong with it. Shared by every host whose hooks speak this shape (Claude
+    Code, Gemini CLI)."""
     if len(raw) > MAX_INPUT_BYTES:
         raise HostInputError(f"hook input is larger than {MAX_INPUT_BYTES // 1024 // 1024} MB")
     if not raw.strip():
@@ -181,21 +205,7 @@ def parse_input(raw: bytes) -> HookInput:
     session_id = payload.get("session_id")
     if not isinstance(session_id, str) or not session_id:
         raise HostInputError(f"{event} hook input has no 'session_id'")
-    return HookInput(
-        event=event,
-        session_id=session_id,
-        cwd=_str(payload.get("cwd")),
-        transcript_path=_str(payload.get("transcript_path")),
-        source=_str(payload.get("source")),
-        prompt=_str(payload.get("prompt")),
-        last_assistant_message=_str(payload.get("last_assistant_message")),
-        error=_str(payload.get("error")),
-        tool_name=_str(payload.get("tool_name")),
-        tool_input=payload.get("tool_input")
-        if isinstance(payload.get("tool_input"), dict)
-        else None,
-        background=_running(payload.get("background_tasks")),
-    )
+    return payload
 
 
 _IN_FLIGHT = frozenset({"running", "pending", "starting", "in_progress"})

@@ -231,7 +231,8 @@ def _warm_up() -> None:
     import goalkeeper.hosts.claude_code
     import goalkeeper.hosts.claude_transcript
     import goalkeeper.hosts.codex
-    import goalkeeper.hosts.codex_transcript  # noqa: F401
+    import goalkeeper.hosts.codex_transcript
+    import goalkeeper.hosts.gemini  # noqa: F401
 
 
 def _read_all(conn: socket.socket, limit: int) -> bytes:

@@ -68,9 +68,20 @@ _EDITABLE_PTH = ("_goalkeeper.pth", "_editable_impl_goalkeeper.pth")
 PY_FLAGS = "-E -P"
 
 
-def launcher_script(python: str | None = None) -> str:
+PROJECT_REFS = {"gemini": "$GEMINI_PROJECT_DIR"}
+"""How a host's hook command names the project folder, where ``"$CLAUDE_PROJECT_DIR"`` is
+wrong. Gemini CLI replaces ``$GEMINI_PROJECT_DIR`` (and ``$CLAUDE_PROJECT_DIR``) in the command
+string with the folder already shell-quoted (0.61.0 ``hookRunner.expandCommand``), so inside
+double quotes the value would carry the quotes and the in-project ``PATH`` check would never
+match: unquoted, the substitution is the quoting."""
+
+
+def launcher_script(
+    python: str | None = None, *, project_ref: str = '"$CLAUDE_PROJECT_DIR"'
+) -> str:
     """The POSIX shell script (``$1``…: ``hook claude`` or ``mcp``); ``python``, when given,
-    is tried right after ``$GOALKEEPER_PYTHON`` (only for files that stay on this machine).
+    is tried right after ``$GOALKEEPER_PYTHON`` (only for files that stay on this machine);
+    ``project_ref``: the shell word naming the project folder (``PROJECT_REFS``).
 
     No ``${NAME}`` or ``${NAME:-default}``: Claude Code expands those itself in MCP server
     arguments (2.1.332, checked), which would change the script before ``sh`` sees it."""
@@ -79,7 +90,7 @@ def launcher_script(python: str | None = None) -> str:
     notice_json = '{"systemMessage": "' + NOT_INSTALLED.replace("`", "") + '"}'
     lines = [
         # quoted: `claude plugin validate` warns on an unquoted $CLAUDE_PROJECT_DIR
-        'p="$GOALKEEPER_PYTHON" g= r="$CLAUDE_PROJECT_DIR"',
+        f'p="$GOALKEEPER_PYTHON" g= r={project_ref}',
         *([f'[ -n "$p" ] || p={_dq(python)}'] if python else []),
         '[ -n "$r" ] || r=$PWD',
         'if [ -z "$p" ]; then',
@@ -140,7 +151,8 @@ def hook_command(host: str = "claude", python: str | None = None) -> str:
     if not host.isalnum():
         raise ValueError(f"not a host name: {host!r}")
     head = f"# goalkeeper hook {host}: finds goalkeeper when it runs (goalkeeper install --help)"
-    return f"{head}\nset -- hook {host}\n{launcher_script(python)}"
+    script = launcher_script(python, project_ref=PROJECT_REFS.get(host, '"$CLAUDE_PROJECT_DIR"'))
+    return f"{head}\nset -- hook {host}\n{script}"
 
 
 def mcp_argv(python: str | None = None) -> list[str]:
