@@ -68,9 +68,17 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-@click.command("install", short_help="Register goalkeeper with an agent (claude, pi).")
-@click.argument("host", type=click.Choice(["claude", "pi"]))
+@click.command(
+    "install", short_help="Register goalkeeper with an agent (claude, pi, codex, gemini)."
+)
+@click.argument("host", type=click.Choice(["claude", "pi", "codex", "gemini"]))
 @scope_options
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="codex: also record Codex's trust of the hooks written (Codex skips untrusted hooks "
+    "without a word); without it, review them once in Codex's /hooks.",
+)
 @click.option(
     "--command",
     "command",
@@ -81,7 +89,13 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
 def install_command(
-    app: App, host: str, scope: Scope, command: str | None, dry_run: bool, as_json: bool
+    app: App,
+    host: str,
+    scope: Scope,
+    trust: bool,
+    command: str | None,
+    dry_run: bool,
+    as_json: bool,
 ) -> int:
     """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit,
     PreToolUse (goalkeeper's todo tool and the native todo tools), Stop and StopFailure,
@@ -108,6 +122,14 @@ def install_command(
         from goalkeeper.cli.install_pi import install_pi
 
         return install_pi(app, scope, dry_run, as_json)
+    if host == "codex":
+        from goalkeeper.cli.install_codex import install_codex
+
+        return install_codex(app, scope, dry_run, as_json, trust=trust)
+    if host == "gemini":
+        from goalkeeper.cli.install_gemini import install_gemini
+
+        return install_gemini(app, scope, dry_run, as_json)
     home = Path.home()
     project = app.project
     path = settings_path(scope, project, home)
@@ -197,7 +219,7 @@ def install_command(
 
 
 @click.command("uninstall", short_help="Remove exactly what install added.")
-@click.argument("host", type=click.Choice(["claude", "pi"]))
+@click.argument("host", type=click.Choice(["claude", "pi", "codex", "gemini"]))
 @scope_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
@@ -214,6 +236,14 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
         from goalkeeper.cli.install_pi import uninstall_pi
 
         return uninstall_pi(app, scope, as_json)
+    if host == "codex":
+        from goalkeeper.cli.install_codex import uninstall_codex
+
+        return uninstall_codex(app, scope, as_json)
+    if host == "gemini":
+        from goalkeeper.cli.install_gemini import uninstall_gemini
+
+        return uninstall_gemini(app, scope, as_json)
     home = Path.home()
     project = app.project
     path = settings_path(scope, project, home)

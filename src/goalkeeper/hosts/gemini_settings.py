@@ -1,0 +1,176 @@
+"""Merge goalkeeper's hooks and MCP server into Gemini CLI settings, and take exactly them out.
+
+Gemini CLI 0.61.0 reads hooks from ``settings.json`` (``<project>/.gemini/`` or ``~/.gemini/``)
+under ``"hooks"``: ``{"<Event>": [{"matcher": …, "hooks": [{"name", "type": "command",
+"command", "timeout" (ms)}]}]}``, and MCP servers under ``"mcpServers"``. goalkeeper's handlers
+are recognised by their command (the launcher's first line, ``# goalkeeper hook gemini``), so
+installing twice changes nothing and a handler of another version is brought up to date. Other
+hooks and settings are never touched. Pure: dictionaries in, dictionaries out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from msgspec import Struct
+
+from goalkeeper.core.text.lazy_re import lazy_re
+from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
+from goalkeeper.hosts.json_doc import JsonFileError
+from goalkeeper.hosts.launcher import is_goalkeeper_mcp
+
+GeminiScope = Literal["project", "user"]
+HOOK_NAME = "goalkeeper"
+HOOK_TIMEOUT_MS = 60_000
+SETTLE_TIMEOUT_MS = 600_000
+"""AfterAgent may run the goal's verification (default 120 s per command)."""
+BEFORE_TOOL_MATCHER = f"^({OWN_TOOL_PREFIX}.*|run_shell_command|write_file|replace)$"
+"""The tools goalkeeper judges before they run: its own (the session hand-over), the shell (by
+its command line) and the file writers. AfterTool has no matcher: every call is counted."""
+MCP_SERVER = "goalkeeper"
+_OURS = lazy_re(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+gemini\b""")
+
+
+class Receipt(Struct, frozen=True):
+    """What install created besides its own entries, so uninstall removes exactly that."""
+
+    created: tuple[str, ...] = ()
+    """Top-level settings keys install created ("hooks", "mcpServers")."""
+    mcp_server: bool = False
+    """Install added the "goalkeeper" MCP server (it was not there)."""
+    created_paths: tuple[str, ...] = ()
+    """Files and folders install created (``~/…`` or relative to the project)."""
+
+
+def settings_path(scope: GeminiScope, project: Path, home: Path) -> Path:
+    return (home if scope == "user" else project) / ".gemini" / "settings.json"
+
+
+def receipt_path(scope: GeminiScope, project: Path, home: Path) -> Path:
+    return (home if scope == "user" else project) / ".goalkeeper" / f"install-gemini-{scope}.json"
+
+
+def is_goalkeeper_command(command: object) -> bool:
+    return isinstance(command, str) and bool(_OURS.search(command))
+
+
+def add_entries(
+    settings: dict[str, Any], command: str, mcp_argv: list[str]
+) -> tuple[dict[str, Any], Receipt, list[str]]:
+    """A copy of ``settings`` with goalkeeper's hooks and MCP server; the receipt, and what
+    changed (empty when all was in place). Raises ``JsonFileError`` for a shape it cannot
+    safely change."""
+    data = json.loads(json.dumps(settings))
+    created = tuple(k for k in ("hooks", "mcpServers") if k not in data)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise JsonFileError("'hooks' in the settings is not an object; fix it first")
+    changes: list[str] = []
+    for event in HOOK_EVENTS:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise JsonFileError(f"'hooks.{event}' in the settings is not a list; fix it first")
+        changes += _ensure_handler(event, groups, command)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise JsonFileError("'mcpServers' in the settings is not an object; fix it first")
+    wanted = {"command": mcp_argv[0], "args": mcp_argv[1:]}
+    existing = servers.get(MCP_SERVER)
+    if existing is not None and not is_goalkeeper_mcp(existing):
+        raise JsonFileError(
+            f"an MCP server named {MCP_SERVER!r} that goalkeeper did not write is in the "
+            "settings; rename or remove it first"
+        )
+    if existing != wanted:
+        servers[MCP_SERVER] = wanted
+        changes.append(f"{'updated' if existing else 'added'} the {MCP_SERVER!r} MCP server")
+    return data, Receipt(created, mcp_server=existing is None), changes
+
+
+def remove_entries(
+    settings: dict[str, Any], receipt: Receipt | None
+) -> tuple[dict[str, Any], list[str]]:
+    """A copy of ``settings`` without goalkeeper's handlers and MCP server, and without the
+    containers install created once they are empty."""
+    data = json.loads(json.dumps(settings))
+    changes: list[str] = []
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            groups = hooks[event]
+            if not isinstance(groups, list):
+                continue
+            kept_groups = []
+            for group in groups:
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                if not isinstance(handlers, list):
+                    kept_groups.append(group)
+                    continue
+                kept = [
+                    h
+                    for h in handlers
+                    if not (isinstance(h, dict) and is_goalkeeper_command(h.get("command")))
+                ]
+                if len(kept) != len(handlers):
+                    changes.append(f"removed the {event} hook")
+                if kept:
+                    kept_groups.append({**group, "hooks": kept})
+            if kept_groups:
+                hooks[event] = kept_groups
+            else:
+                del hooks[event]
+        if not hooks and (receipt is None or "hooks" in receipt.created):
+            del data["hooks"]
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict) and is_goalkeeper_mcp(servers.get(MCP_SERVER)):
+        del servers[MCP_SERVER]
+        changes.append(f"removed the {MCP_SERVER!r} MCP server")
+        if not servers and (receipt is None or "mcpServers" in receipt.created):
+            del data["mcpServers"]
+    return data, changes
+
+
+def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
+    """goalkeeper's handler for ``event`` in its own group, added or brought up to date."""
+    timeout = SETTLE_TIMEOUT_MS if event == "AfterAgent" else HOOK_TIMEOUT_MS
+    handler = {"name": HOOK_NAME, "type": "command", "command": command, "timeout": timeout}
+    matcher = BEFORE_TOOL_MATCHER if event == "BeforeTool" else None
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        ours = [
+            h
+            for h in (handlers if isinstance(handlers, list) else [])
+            if isinstance(h, dict) and is_goalkeeper_command(h.get("command"))
+        ]
+        if not ours:
+            continue
+        stale = any(h != handler for h in ours) or (matcher and group.get("matcher") != matcher)
+        for h in ours:
+            h.clear()
+            h.update(handler)
+        if matcher:
+            group["matcher"] = matcher
+        return [f"updated the {event} hook"] if stale else []
+    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
+    return [f"added the {event} hook"]
+
+
+def dump_receipt(receipt: Receipt) -> dict[str, Any]:
+    return {
+        "created": list(receipt.created),
+        "mcp_server": receipt.mcp_server,
+        "created_paths": list(receipt.created_paths),
+    }
+
+
+def load_receipt(raw: dict[str, Any]) -> Receipt:
+    def strings(value: object) -> tuple[str, ...]:
+        return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+    return Receipt(
+        strings(raw.get("created")),
+        raw.get("mcp_server") is True,
+        strings(raw.get("created_paths")),
+    )
