@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,6 +87,36 @@ def pi_case(tmp_path: Path, pi_cli: PiCli, pi_fake: FakeOpenAI) -> Iterator[PiCa
     started is stopped afterwards. For kept sessions (``--session-dir``) build one in the test:
     ``with PiCase(tmp_path / "kept", pi_cli, pi_fake, sessions=True) as case: …``."""
     c = PiCase(tmp_path / "pi", pi_cli, pi_fake)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+# -------------------------------------------------------------------------------------------
+# Gemini CLI (pinned) against the fake Gemini API
+# -------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """tests/e2e/gemini/node_modules/.bin/gemini at the pinned version, installed if needed."""
+    from .gemini_harness import GeminiInstallError, ensure_gemini
+
+    try:
+        return ensure_gemini()
+    except GeminiInstallError as exc:
+        pytest.fail(
+            f"cannot install the pinned Gemini CLI for the end-to-end tests: {exc}\n"
+            "(set GOALKEEPER_SKIP_E2E=1 to skip these tests)",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def gemini_case(tmp_path: Path, gemini_bin: Path) -> Iterator[Any]:
+    """A GeminiCase (project, HOME, fake Gemini API running) under tmp_path/gemini."""
+    from .gemini_harness import GeminiCase
+
+    c = GeminiCase(tmp_path / "gemini", gemini_bin)
     try:
         yield c
     finally:

@@ -1,0 +1,142 @@
+"""goalkeeper with the real Gemini CLI (0.61.0), driven by a scripted fake Gemini API.
+
+Each case installs goalkeeper's hooks with ``goalkeeper install gemini`` into a fresh git
+repository, runs ``gemini -p`` headless against ``fake_gemini.py`` and asserts on what the model
+received (the fake server's request log), on how the CLI ended, on the files on disk and on
+goalkeeper's journal (``goalkeeper status --json``).
+
+Stages of a script are told apart by text that appears in the conversation only once a stage
+happened: a tool's output, goalkeeper's continuation, the model's earlier replies. Rules are
+listed latest stage first.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from .gemini_harness import GeminiCase, GeminiRun, function_responses, newest_entry, texts
+
+pytestmark = pytest.mark.e2e
+
+TOPIC = "greet"
+KR_TEXT = "KR1: greeting script prints hello 0 → 1"
+LEAF_TEXT = "user runs greet.sh and sees hello"
+PLAN = f"""# Greeting
+## SWOT
+S: the script is tiny
+W: nothing tests it yet
+O: a quick visible win
+T: none known
+## Objective
+A user who runs greet.sh sees a friendly greeting.
+## Key Results
+- [ ] {KR_TEXT}
+## User Story Map
+- Slice 1
+  - [ ] {LEAF_TEXT}
+"""
+TICKED_PLAN = PLAN.replace("- [ ]", "- [x]")
+MARKER_TEST = """import os
+
+
+def test_marker():
+    print(os.environ["MARK_HEAD"] + "-" + os.environ["MARK_TAIL"])
+"""
+REFUSAL = "Not closed yet:"
+AFTER_CHECK = "Evidence in hand."
+CLOSE_MESSAGE = "goalkeeper: every gate passes (check, okr, map); the task is closed."
+
+
+def text(reply: str) -> list[dict[str, Any]]:
+    return [{"text": reply}]
+
+
+def shell(command: str) -> list[dict[str, Any]]:
+    return [{"functionCall": {"name": "run_shell_command",
+                              "args": {"command": command, "description": "step"}}}]  # fmt: skip
+
+
+def run_test(marker: str) -> list[dict[str, Any]]:
+    """The project's test run through the shell; its *output* holds ``marker``."""
+    head, _, tail = marker.rpartition("-")
+    return shell(
+        f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s -p no:cacheprovider"
+    )
+
+
+def write_file(path: str, content: str) -> list[dict[str, Any]]:
+    return [{"functionCall": {"name": "write_file",
+                              "args": {"file_path": path, "content": content}}}]  # fmt: skip
+
+
+def assert_clean_exit(run: GeminiRun) -> None:
+    assert run.returncode == 0, run.describe()
+    assert run.events and run.events[-1].get("type") == "result", run.describe()
+    assert run.events[-1].get("status") == "success", run.describe()
+    assert run.stray == [], run.describe()
+
+
+def kinds(entries: list[dict[str, Any]]) -> list[str]:
+    return [e["kind"] for e in entries]
+
+
+# -------------------------------------------------------------------------------------------
+# 1. An early "[PDCA] complete" is refused; a proven one closes.
+# -------------------------------------------------------------------------------------------
+def test_early_complete_is_refused_then_a_proven_close_ends_the_run(
+    gemini_case: GeminiCase,
+) -> None:
+    case = gemini_case
+    case.write_plan(TOPIC, PLAN)
+    (case.proj / "test_marker.py").write_text(MARKER_TEST, encoding="utf-8")
+    settings = case.install()
+    assert set(settings["hooks"]) == {
+        "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"
+    }  # fmt: skip
+    plan = str(case.plan_path(TOPIC))
+    rules = [
+        {"name": "complete", "when": {"last_contains": AFTER_CHECK},
+         "reply": text("Proven: greet.sh prints hello.\n[PDCA] complete")},
+        {"name": "check", "when": {"last_contains": "EVIDENCE-OK",
+                                   "last_has_function_response": True},
+         "reply": text("The evidence matches the plan; both items are ticked.\n[PDCA] check")},
+        {"name": "run-evidence", "when": {"contains": REFUSAL, "last_has_function_response": True},
+         "reply": run_test("EVIDENCE-OK")},
+        {"name": "tick-plan", "when": {"last_contains": REFUSAL},
+         "reply": write_file(plan, TICKED_PLAN)},
+        {"name": "early-complete", "reply": text("I think greet.sh works now.\n[PDCA] complete")},
+    ]  # fmt: skip
+    run = case.run(rules)
+    assert run.rules == ["early-complete", "tick-plan", "run-evidence", "check", "complete"], (
+        run.describe()
+    )
+    assert_clean_exit(run)
+
+    # The refusal is the continuation Gemini sent the model as a new user turn: every
+    # failing gate, every open item, the ways out.
+    refusal = "\n".join(texts(newest_entry(run.requests[1])))
+    assert refusal.startswith(REFUSAL), refusal
+    for part in ("Check gate", "OKR gate", "Map gate", f"- [ ] {KR_TEXT}", f"- [ ] {LEAF_TEXT}"):
+        assert part in refusal, f"{part!r} is missing from the refusal:\n{refusal}"
+    # The tools really ran: the plan was rewritten, the test produced the evidence.
+    assert case.plan_path(TOPIC).read_text("utf-8") == TICKED_PLAN
+    (evidence,) = function_responses(newest_entry(run.requests[3]))
+    assert "EVIDENCE-OK" in str(evidence) and "1 passed" in str(evidence), evidence
+    # The check was continued; the second complete closed the task.
+    assert "\n".join(texts(newest_entry(run.requests[4]))).startswith(AFTER_CHECK)
+    journal = case.journal({"refused", "closed"})
+    assert kinds(journal) == ["refused", "closed"], journal
+    assert journal[0]["data"]["gates"] == ["check", "okr", "map"]
+    settles = [e["data"] for e in case.journal({"settle"})]
+    assert settles == [
+        {"phase": "complete", "tools": 0},
+        {"phase": "check", "tools": 2},
+        {"phase": "complete", "tools": 0},
+    ], settles
+    # goalkeeper's continuations came back as BeforeAgent prompts and were not taken for the
+    # user's: one user prompt in the whole run.
+    prompts = [e for e in case.journal({"event"}) if e["data"].get("type") == "UserPrompt"]
+    assert len(prompts) == 1, prompts
