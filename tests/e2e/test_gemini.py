@@ -140,3 +140,83 @@ def test_early_complete_is_refused_then_a_proven_close_ends_the_run(
     # user's: one user prompt in the whole run.
     prompts = [e for e in case.journal({"event"}) if e["data"].get("type") == "UserPrompt"]
     assert len(prompts) == 1, prompts
+
+
+# -------------------------------------------------------------------------------------------
+# 2. Normal mode's question gate refuses a shell write in the discuss phase.
+# -------------------------------------------------------------------------------------------
+def test_normal_mode_refuses_a_shell_write_in_discuss_and_lets_the_question_stand(
+    gemini_case: GeminiCase,
+) -> None:
+    """``/gk-mode normal …`` reaches goalkeeper's BeforeAgent hook as the user's prompt; the
+    model's ``cat >`` through ``run_shell_command`` is refused by BeforeTool (the file is not
+    written), a read-only command runs, and the stop that asks the user is not continued."""
+    case = gemini_case
+    case.install()
+    target = case.proj / "vat.py"
+    rules = [
+        {"name": "ask", "when": {"last_contains": "LISTED-OK"},
+         "reply": text("Before I change anything: which VAT rate applies to books?")},
+        {"name": "read", "when": {"last_contains": "no code changes yet"},
+         "reply": shell("ls >/dev/null && echo LISTED-OK")},
+        {"name": "shell-write", "reply": shell(f"cat > {target} <<'EOF'\nRATE = 0.2\nEOF")},
+    ]  # fmt: skip
+    run = case.run(rules, prompt="/gk-mode normal add the VAT rule",
+                   extra_env={"GOALKEEPER_NO_PLAN": "silent"})  # fmt: skip
+    assert run.rules == ["shell-write", "read", "ask"], run.describe()
+    assert_clean_exit(run)
+    (refusal,) = function_responses(newest_entry(run.requests[1]))
+    said = str(refusal["response"])
+    assert "Tool execution blocked:" in said, refusal
+    assert "normal mode, discuss phase: no code changes yet" in said, refusal
+    assert str(target) in said
+    assert not target.exists()
+    (listed,) = function_responses(newest_entry(run.requests[2]))
+    assert "LISTED-OK" in str(listed)
+    modes = [e["data"] for e in case.journal({"mode"})]
+    assert modes and modes[0]["mode"] == "normal" and modes[0]["phase"] == "discuss"
+    assert kinds(case.journal({"refused", "closed"})) == []
+
+
+# -------------------------------------------------------------------------------------------
+# 3. A goal whose verification fails: the real output goes back to the model.
+# -------------------------------------------------------------------------------------------
+VERIFY = "python -m pytest -q"
+BUGGY_CALC = "def add(a, b):\n    return a - b\n"
+FIXED_CALC = "def add(a, b):\n    # the sum, not the difference\n    return a + b\n"
+TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+FAILED_HEAD = f"[1/3] `{VERIFY}` failed (exit 1). The failure, last lines:\n"
+PROVEN = "goalkeeper: goal proven: "
+
+
+def test_a_failing_goal_verify_is_fed_back_with_the_real_output_then_the_fix_is_proven(
+    gemini_case: GeminiCase,
+) -> None:
+    case = gemini_case
+    (case.proj / "calc.py").write_text(BUGGY_CALC, "utf-8")
+    (case.proj / "test_calc.py").write_text(TEST_CALC, "utf-8")
+    case.install()
+    calc = str(case.proj / "calc.py")
+    goal = str(case.proj / ".agents" / "goal" / "GOAL.md")
+    criterion = f"`{VERIFY}` exits 0"
+    rules = [
+        {"name": "wrap-up", "when": {"last_has_function_response": True, "contains": "a + b"},
+         "reply": text("Fixed add(): it returned a - b. The criterion is ticked.")},
+        {"name": "fix", "when": {"last_contains": FAILED_HEAD[:20]},
+         "reply": [*write_file(calc, FIXED_CALC),
+                   {"functionCall": {"name": "replace", "args": {
+                       "file_path": goal, "old_string": f"- [ ] {criterion}",
+                       "new_string": f"- [x] {criterion}", "instruction": "tick it"}}}]},
+        {"name": "early-stop", "reply": text("Done, I think.")},
+    ]  # fmt: skip
+    env = {"GOALKEEPER_NO_PLAN": "silent", "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": ""}
+    run = case.run(rules, prompt=f"/gk-goal `{VERIFY}` passes", extra_env=env)
+    assert run.rules == ["early-stop", "fix", "wrap-up"], run.describe()
+    assert_clean_exit(run)
+    feedback = "\n".join(texts(newest_entry(run.requests[1])))
+    assert feedback.startswith(FAILED_HEAD), feedback
+    assert "E       assert 0 == 4" in feedback, feedback
+    assert "FAILED test_calc.py::test_add - assert 0 == 4" in feedback, feedback
+    assert (case.proj / "calc.py").read_text("utf-8") == FIXED_CALC
+    goal_kinds = kinds(case.journal({"goal_detected", "goal_failed", "goal_complete"}))
+    assert goal_kinds == ["goal_detected", "goal_failed", "goal_complete"], goal_kinds
