@@ -220,3 +220,36 @@ def test_a_failing_goal_verify_is_fed_back_with_the_real_output_then_the_fix_is_
     assert (case.proj / "calc.py").read_text("utf-8") == FIXED_CALC
     goal_kinds = kinds(case.journal({"goal_detected", "goal_failed", "goal_complete"}))
     assert goal_kinds == ["goal_detected", "goal_failed", "goal_complete"], goal_kinds
+
+
+# -------------------------------------------------------------------------------------------
+# 5. The stuck rule: rounds without a tool re-plan, then goalkeeper pauses (Gemini itself has
+#    no bound on AfterAgent denials; goalkeeper's is the one that ends the loop).
+# -------------------------------------------------------------------------------------------
+STUCK_SAVE = "3 rounds without a tool call: the step is too big or the evidence too far."
+STUCK_PAUSE = "goalkeeper paused: still no tool calls after 2 re-plans."
+
+
+def test_the_stuck_rule_replans_twice_then_pauses(gemini_case: GeminiCase) -> None:
+    case = gemini_case
+    case.write_plan(TOPIC, PLAN)
+    case.install()
+    rules = [{"name": "idle", "reply": text("Still thinking about it.\n[PDCA] do")}]
+    run = case.run(rules)
+    # 9 settles: 8 continuations (two of them the re-plans), then the pause lets Gemini stop.
+    assert run.rules == ["idle"] * 9, run.describe()
+    assert_clean_exit(run)
+    continuations = ["\n".join(texts(newest_entry(r))) for r in run.requests[1:]]
+    replans = [i for i, c in enumerate(continuations, 1) if c.startswith(STUCK_SAVE)]
+    assert replans == [3, 6], continuations
+    assert kinds(case.journal({"stuck_reset"})) == ["stuck_reset", "stuck_reset"]
+    pauses = [
+        a["text"]
+        for e in case.journal({"decision"})
+        for a in e["data"]["actions"]
+        if a["kind"] == "Pause"
+    ]
+    assert len(pauses) == 1 and pauses[0].startswith(STUCK_PAUSE), pauses
+    assert f"Hook system message: {STUCK_PAUSE}" in run.stderr  # the user is told why
+    (session,) = case.status()["sessions"]
+    assert session["continuations"] == 8
