@@ -121,3 +121,35 @@ def gemini_case(tmp_path: Path, gemini_bin: Path) -> Iterator[Any]:
         yield c
     finally:
         c.close()
+
+
+# -------------------------------------------------------------------------------------------
+# The Codex CLI (pinned) against the fake Responses API
+# -------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def codex_cli() -> Path:
+    """tests/e2e/codex/node_modules/.bin/codex at the pinned version, installed with npm if
+    needed."""
+    from .codex_harness import CodexInstallError, ensure_codex
+
+    try:
+        return ensure_codex()
+    except CodexInstallError as exc:
+        pytest.fail(
+            f"cannot install the pinned Codex CLI for the end-to-end tests: {exc}\n"
+            "(set GOALKEEPER_SKIP_E2E=1 to skip these tests)",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def codex_case(tmp_path: Path, codex_cli: Path) -> Iterator[Any]:
+    """A CodexCase under tmp_path (HOME, CODEX_HOME, a git repo); goalkeeper's warm engine is
+    stopped afterwards."""
+    from .codex_harness import CodexCase
+
+    case = CodexCase(tmp_path / "codex", codex_cli)
+    try:
+        yield case
+    finally:
+        case.stop_engine()

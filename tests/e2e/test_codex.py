@@ -1,0 +1,144 @@
+"""goalkeeper with the real Codex CLI (0.171.0, pinned in tests/e2e/codex) and a scripted fake
+Responses API: installed with ``goalkeeper install codex --trust`` as a user runs it, then
+``codex exec`` headless. Codex delivers a Stop block as a user message in the same turn and a
+PreToolUse denial as the tool's output, so the fake model's next request shows what
+goalkeeper said."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from .codex_harness import CodexCase, CodexRun
+from .fake_responses import item_text, patch, shell, text
+
+pytestmark = pytest.mark.e2e
+
+ENV = {"GOALKEEPER_LANG": "en"}
+KR_TEXT = "KR1: greeting script prints hello 0 → 1"
+LEAF_TEXT = "user runs greet.sh and sees hello"
+PLAN = f"""# Greeting
+## SWOT
+S: the script is tiny
+W: nothing tests it yet
+O: a quick visible win
+T: none known
+## Objective
+A user who runs greet.sh sees a friendly greeting.
+## Key Results
+- [ ] {KR_TEXT}
+## User Story Map
+- Slice 1
+  - [ ] {LEAF_TEXT}
+"""
+TICKED_PLAN = PLAN.replace("- [ ]", "- [x]")
+MARKER_TEST = """import os
+
+
+def test_marker():
+    print(os.environ["MARK_HEAD"] + "-" + os.environ["MARK_TAIL"])
+"""
+REFUSAL = "Not closed yet:"
+AFTER_CHECK = "Evidence in hand."
+HOOK_PROMPT = "<hook_prompt"
+BLOCKED = "Command blocked by PreToolUse hook:"
+
+
+def run_test(marker: str) -> str:
+    head, _, tail = marker.rpartition("-")
+    return f"MARK_HEAD={head} MARK_TAIL={tail} {sys.executable} -m pytest -q -s -p no:cacheprovider"
+
+
+def hook_prompts(run: CodexRun, n: int) -> list[str]:
+    """The Stop-block messages Codex put into request ``n``'s input."""
+    return [
+        item_text(i)
+        for i in run.requests[n]["input"]
+        if i.get("role") == "user" and item_text(i).startswith(HOOK_PROMPT)
+    ]
+
+
+def tool_outputs(run: CodexRun, n: int) -> list[str]:
+    kinds = ("function_call_output", "custom_tool_call_output")
+    return [item_text(i) for i in run.requests[n]["input"] if i.get("type") in kinds]
+
+
+def assert_hooks_ran(case: CodexCase) -> None:
+    """Codex skips an untrusted hook without a word: goalkeeper must have seen the session."""
+    sessions = case.status()["sessions"]
+    assert sessions, "no goalkeeper session: Codex ran none of goalkeeper's hooks"
+
+
+def test_install_codex_writes_trusted_hooks(codex_case: CodexCase) -> None:
+    out = codex_case.install()
+    assert "Recorded your trust" in out, out
+    config = (codex_case.codex_home / "config.toml").read_text(encoding="utf-8")
+    assert config.count("trusted_hash") == 4
+    assert f'[projects."{codex_case.repo}"]' in config
+
+
+# 1. An early "[PDCA] complete" is refused; a proven one closes.
+def test_early_complete_is_refused_then_a_proven_close_ends_the_run(
+    codex_case: CodexCase,
+) -> None:
+    case = codex_case
+    case.install()
+    case.write("plan/greet.md", PLAN)
+    case.write("test_marker.py", MARKER_TEST)
+    rules: list[dict[str, Any]] = [
+        {"name": "complete", "when": {"contains": AFTER_CHECK},
+         "reply": text("Proven: greet.sh prints hello.\n[PDCA] complete")},
+        {"name": "check", "when": {"after_tool": True, "tool_output": "EVIDENCE-OK"},
+         "reply": text("The evidence matches the plan; both items are ticked.\n[PDCA] check")},
+        {"name": "run-evidence", "when": {"contains": REFUSAL, "after_tool": True},
+         "reply": shell(run_test("EVIDENCE-OK"))},
+        {"name": "tick-plan", "when": {"contains": REFUSAL},
+         "reply": shell("sed -i 's/- \\[ \\]/- [x]/' plan/greet.md")},
+        {"name": "early-complete",
+         "reply": text("I think greet.sh works now.\n[PDCA] complete")},
+    ]  # fmt: skip
+    run = case.run(rules, "Make greet.sh print hello.", ENV)
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    assert run.rules == ["early-complete", "tick-plan", "run-evidence", "check", "complete"], (
+        run.describe()
+    )
+    # the refusal reached the model as the Stop block's message, naming the open KR
+    (refusal,) = hook_prompts(run, 1)
+    assert REFUSAL in refusal and KR_TEXT in refusal, refusal
+    assert "EVIDENCE-OK" in tool_outputs(run, 3)[-1]
+    assert (case.repo / "plan/greet.md").read_text(encoding="utf-8") == TICKED_PLAN
+    assert AFTER_CHECK in hook_prompts(run, 4)[-1]
+    assert "Proven: greet.sh prints hello." in run.stdout
+    journal = case.journal({"refused", "closed"})
+    assert [e["kind"] for e in journal] == ["refused", "closed"], journal
+
+
+# 2. The question gate refuses shell and patch writes in normal mode's discuss phase.
+def test_normal_mode_refuses_shell_and_patch_writes_in_discuss(codex_case: CodexCase) -> None:
+    case = codex_case
+    case.install()
+    rules: list[dict[str, Any]] = [
+        {"name": "patch-try", "when": {"after_tool": True, "tool_output": "greet.sh"},
+         "reply": patch("*** Begin Patch\n*** Add File: greet.py\n+print('hi')\n*** End Patch\n")},
+        {"name": "ask", "when": {"after_tool": True},
+         "reply": text("Which greeting should it print, and to whom?")},
+        {"name": "shell-try", "when": {"contains": "/gk-mode normal"},
+         "reply": shell("echo hello > greet.sh")},
+    ]  # fmt: skip
+    run = case.run(rules, "/gk-mode normal add a greeting script", ENV)
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    assert run.rules == ["shell-try", "patch-try", "ask"], run.describe()
+    (denied_shell,) = tool_outputs(run, 1)
+    assert denied_shell.startswith(BLOCKED) and "discuss phase" in denied_shell, denied_shell
+    denied_patch = tool_outputs(run, 2)[-1]
+    assert denied_patch.startswith(BLOCKED) and "discuss phase" in denied_patch, denied_patch
+    assert "greet.py" in denied_patch
+    assert not (case.repo / "greet.sh").exists()
+    assert not (case.repo / "greet.py").exists()
+    assert "Which greeting" in run.stdout
