@@ -12,6 +12,7 @@ listed latest stage first.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -253,3 +254,52 @@ def test_the_stuck_rule_replans_twice_then_pauses(gemini_case: GeminiCase) -> No
     assert f"Hook system message: {STUCK_PAUSE}" in run.stderr  # the user is told why
     (session,) = case.status()["sessions"]
     assert session["continuations"] == 8
+
+
+# -------------------------------------------------------------------------------------------
+# 4. goalkeeper's todo tool over MCP: a completion without evidence is refused.
+# -------------------------------------------------------------------------------------------
+TODO = "mcp_goalkeeper_todo"
+TODO_ENV = {"GOALKEEPER_NO_PLAN": "silent", "GOALKEEPER_TODO_QUIET_AFTER_MS": "0"}
+EVIDENCE_MISSING = "goalkeeper: proof of completion missing ("
+EFFECT = {"kind": "effect", "evidence": []}
+
+
+def todo(**call: Any) -> list[dict[str, Any]]:
+    """A call of goalkeeper's todo tool (no ``session``: goalkeeper's BeforeTool hook adds it)."""
+    return [{"functionCall": {"name": TODO, "args": call}}]
+
+
+def test_a_todo_completion_without_evidence_is_refused_over_mcp(gemini_case: GeminiCase) -> None:
+    case = gemini_case
+    case.install()
+    bare = {"action": "update", "id": 1, "status": "completed"}
+    rules = [
+        {"name": "with-evidence", "when": {"last_contains": EVIDENCE_MISSING},
+         "reply": todo(**bare, metadata={"evidence": EFFECT})},
+        {"name": "wrap-up", "when": {"contains": EVIDENCE_MISSING,
+                                     "last_has_function_response": True},
+         "reply": text("Todo #1 is done, with its evidence recorded.")},
+        {"name": "complete-bare", "when": {"last_has_function_response": True},
+         "reply": todo(**bare)},
+        {"name": "create", "reply": todo(action="create", subject="greet.sh prints hello")},
+    ]  # fmt: skip
+    run = case.run(rules, extra_env=TODO_ENV)
+    offered = [
+        d["name"] for t in run.requests[0]["body"].get("tools", [])
+        for d in t.get("functionDeclarations", [])
+    ]  # fmt: skip
+    assert TODO in offered, offered
+    assert run.rules == ["create", "complete-bare", "with-evidence", "wrap-up"], run.describe()
+    created = function_responses(newest_entry(run.requests[1]))
+    assert '"nextId": 2' in str(created[0]["response"]["output"]), created
+    assert_clean_exit(run)
+    (refusal,) = function_responses(newest_entry(run.requests[2]))
+    assert EVIDENCE_MISSING in str(refusal), refusal
+    refused = [e["data"] for e in case.journal({"todo_refused"})]
+    assert refused == [{"id": 1, "reason": "evidence", "count": 1}], refused
+    # every call landed in the session of this run (the BeforeTool hook handed it over)
+    session = run.events[0]["session_id"]
+    out = json.loads(case.goalkeeper("todo", "list", "--json", "--session", session).stdout)
+    (task,) = out["result"]["tasks"]
+    assert task["status"] == "completed" and task["metadata"] == {"evidence": EFFECT}, task

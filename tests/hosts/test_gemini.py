@@ -127,7 +127,10 @@ def test_an_agent_write_to_gemini_settings_is_refused(project: Path) -> None:
 def test_own_tools_get_the_session_id(project: Path) -> None:
     answer = hook(project, "BeforeTool", tool_name="mcp_goalkeeper_todo", tool_input={"op": "x"})
     assert answer == {
-        "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"session": SID}}
+        "hookSpecificOutput": {
+            "hookEventName": "BeforeTool",
+            "tool_input": {"op": "x", "session": SID},  # the whole input: Gemini replaces it
+        }
     }
 
 

@@ -233,14 +233,12 @@ def _answer(
 
 def own_tool_handover(hook: HookInput) -> dict[str, Any]:
     """goalkeeper's own tools run in its MCP server, which cannot see the session id: hand it
-    over in the call (``tool_input`` merges into the model's arguments) and let the call through
-    (the server applies every gate)."""
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "BeforeTool",
-            "tool_input": {"session": hook.session_id},
-        }
-    }
+    over in the call and let the call through (the server applies every gate). The whole input
+    goes back with it: Gemini 0.61.0's scheduler builds the call from ``tool_input`` alone
+    (``tool.build(modifiedInput)``), not merged into the model's arguments as its hook
+    reference says, so a ``session``-only answer failed validation (seen end to end)."""
+    updated = {**(hook.tool_input or {}), "session": hook.session_id}
+    return {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated}}
 
 
 def to_events(
