@@ -178,7 +178,8 @@ class CodexCase:
             return CodexRun(proc.returncode, stdout, stderr, time.monotonic() - t0, fake.requests)
 
     def status(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(self.goalkeeper("status", "--json").stdout)
+        out = self.goalkeeper("status", "--json", "--limit", "1000").stdout
+        data: dict[str, Any] = json.loads(out)
         return data
 
     def journal(self, kinds: set[str]) -> list[dict[str, Any]]:

@@ -6,6 +6,8 @@ goalkeeper said."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from typing import Any
 
@@ -142,3 +144,72 @@ def test_normal_mode_refuses_shell_and_patch_writes_in_discuss(codex_case: Codex
     assert not (case.repo / "greet.sh").exists()
     assert not (case.repo / "greet.py").exists()
     assert "Which greeting" in run.stdout
+
+
+# 3. A failing goal verification is fed back with the real output; the fix proves the goal.
+VERIFY = "python -m pytest -q"
+CRITERION = f"`{VERIFY}` exits 0"
+BUGGY_CALC = "def add(a, b):\n    return a - b\n"
+FIXED_CALC = "def add(a, b):\n    return a + b\n"
+TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+
+
+def goal_env() -> dict[str, str]:
+    """This virtualenv's bin first on PATH: ``python`` (with pytest) for goalkeeper's verify."""
+    from .harness import venv_bin_dir
+
+    path = os.pathsep.join([str(venv_bin_dir()), os.environ.get("PATH", os.defpath)])
+    return {**ENV, "PATH": path, "GOALKEEPER_NO_PLAN": "silent", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def test_a_failing_goal_verify_is_fed_back_then_the_fix_proves_the_goal(
+    codex_case: CodexCase,
+) -> None:
+    case = codex_case
+    case.install()
+    case.write("calc.py", BUGGY_CALC)
+    case.write("test_calc.py", TEST_CALC)
+    fix = (
+        f"printf '%s' {shlex.quote(FIXED_CALC)} > calc.py && "
+        f"sed -i 's/- \\[ \\] {CRITERION}/- [x] {CRITERION}/' .agents/goal/GOAL.md"
+    )
+    rules: list[dict[str, Any]] = [
+        {"name": "wrap-up", "when": {"contains": "[1/3]", "after_tool": True},
+         "reply": text("Fixed add(): it returned a - b. The criterion is ticked.")},
+        {"name": "fix", "when": {"contains": "[1/3]"}, "reply": shell(fix)},
+        {"name": "early-stop", "reply": text("Done, I think.")},
+    ]  # fmt: skip
+    run = case.run(rules, f"/gk-goal `{VERIFY}` passes", goal_env())
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    assert run.rules == ["early-stop", "fix", "wrap-up"], run.describe()
+    (failure,) = hook_prompts(run, 1)
+    assert f"[1/3] `{VERIFY}` failed (exit 1)" in failure, failure
+    assert "FAILED test_calc.py::test_add - assert 0 == 4" in failure, failure  # real output
+    assert (case.repo / "calc.py").read_text(encoding="utf-8") == FIXED_CALC
+    kinds = [e["kind"] for e in case.journal({"goal_detected", "goal_failed", "goal_complete"})]
+    assert kinds == ["goal_detected", "goal_failed", "goal_complete"], kinds
+    assert not (case.repo / ".agents" / "goal" / "GOAL.md").exists()  # archived
+
+
+# 5. The stuck rule: Codex has no loop limit on Stop blocks; goalkeeper's own cap ends it.
+def test_the_stuck_rule_ends_a_tool_less_streak_codex_would_not_end(
+    codex_case: CodexCase,
+) -> None:
+    case = codex_case
+    case.install()
+    case.write("plan/greet.md", PLAN)
+    rules = [{"name": "idle", "reply": text("Still thinking about it.\n[PDCA] do")}]
+    run = case.run(rules, "Make greet.sh print hello.", {**ENV, "GOALKEEPER_STUCK": "2"})
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    # Without goalkeeper's cap an always-blocking Stop hook loops for good (431 requests in
+    # 25 s were seen). GOALKEEPER_STUCK=2: re-plan after 2 idle rounds, twice (the default
+    # reset count), then pause: 5 continuations (idle_streak), so 6 model requests.
+    assert run.rules == ["idle"] * 6, run.describe()
+    recent = case.status()["recent"]
+    assert [e["kind"] for e in recent].count("stuck_reset") == 2, recent
+    last = [e for e in recent if e["kind"] == "decision"][-1]
+    assert [a["kind"] for a in last["data"]["actions"]] == ["Pause"], last
