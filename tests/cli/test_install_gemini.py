@@ -133,3 +133,12 @@ def test_a_foreign_goalkeeper_mcp_server_is_not_overwritten(
     path.write_text(original, encoding="utf-8")
     assert run(["install", "gemini"]) != 0
     assert path.read_text("utf-8") == original
+
+
+def test_goalkeeper_run_with_gemini_needs_the_installed_hooks(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gemini CLI takes no per-run settings: without an install, the run is refused (exit 3)
+    saying how to install, and nothing is started."""
+    assert run(["run", "--", "gemini", "-p", "x"]) == 3
+    assert "goalkeeper install gemini" in capsys.readouterr().err

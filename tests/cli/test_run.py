@@ -168,6 +168,7 @@ def test_the_proof_lists_every_run_goalkeeper_made_itself() -> None:
         (["claude", "-p", "x"], "claude"),
         (["/opt/bin/claude.exe", "-p", "x"], "claude"),
         (["pi", "-p", "x"], "pi"),
+        (["/usr/local/bin/gemini", "-p", "x"], "gemini"),
         (["node", "/x/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"], "pi"),
         (["node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"], "claude"),
     ],
@@ -176,7 +177,7 @@ def test_the_host_is_read_from_the_program(argv: list[str], host: str) -> None:
     assert detect_host(argv) == host
 
 
-@pytest.mark.parametrize("agent", ["codex", "gemini"])
+@pytest.mark.parametrize("agent", ["codex"])
 def test_codex_and_gemini_are_not_supported_yet(agent: str) -> None:
     with pytest.raises(RunError, match=r"^not supported yet: ") as caught:
         detect_host([agent, "exec", "x"])

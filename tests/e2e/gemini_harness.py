@@ -262,16 +262,9 @@ class GeminiCase:
         wanted = set(kinds) if kinds is not None else None
         return [e for e in self.status()["recent"] if wanted is None or e["kind"] in wanted]
 
-    def run(
-        self,
-        rules: Sequence[Mapping[str, Any]],
-        prompt: str = "Make greet.sh print hello.",
-        extra_env: Mapping[str, str] | None = None,
-        timeout: float = GEMINI_TIMEOUT_S,
-    ) -> GeminiRun:
-        self.fake.set_rules(rules)
-        if self.fake.log.exists():
-            self.fake.log.unlink()
+    def gemini_env(self, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The CLI's environment: the fake API, trust, no relaunch, goalkeeper found through
+        ``GOALKEEPER_PYTHON`` (as a user's environment would name it)."""
         env = self.base_env()
         env.update(
             {
@@ -283,14 +276,32 @@ class GeminiCase:
                 "HTTPS_PROXY": self.fake.url,
                 "HTTP_PROXY": self.fake.url,
                 "NO_PROXY": "127.0.0.1,localhost",
-                # the launcher finds goalkeeper through this (as a user's environment would)
                 "GOALKEEPER_PYTHON": sys.executable,
                 "GOALKEEPER_SERVER_IDLE_S": "30",
                 "GOALKEEPER_LANG": "en",
             }
         )
         env.update(extra_env or {})
-        argv = [str(self.gemini), "-m", MODEL, "--yolo", "-o", "stream-json", "-p", prompt]
+        return env
+
+    def gemini_argv(self, prompt: str) -> list[str]:
+        return [str(self.gemini), "-m", MODEL, "--yolo", "-o", "stream-json", "-p", prompt]
+
+    def run(
+        self,
+        rules: Sequence[Mapping[str, Any]],
+        prompt: str = "Make greet.sh print hello.",
+        extra_env: Mapping[str, str] | None = None,
+        timeout: float = GEMINI_TIMEOUT_S,
+        wrap: Sequence[str] = (),
+    ) -> GeminiRun:
+        """``gemini -p prompt`` in the project (after ``wrap``, e.g. ``goalkeeper run … --``),
+        in its own process group, killed with it after ``timeout`` seconds."""
+        self.fake.set_rules(rules)
+        if self.fake.log.exists():
+            self.fake.log.unlink()
+        env = self.gemini_env(extra_env)
+        argv = [*wrap, *self.gemini_argv(prompt)]
         start = time.monotonic()
         proc = subprocess.Popen(
             argv, cwd=self.proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -303,3 +303,33 @@ def test_a_todo_completion_without_evidence_is_refused_over_mcp(gemini_case: Gem
     out = json.loads(case.goalkeeper("todo", "list", "--json", "--session", session).stdout)
     (task,) = out["result"]["tasks"]
     assert task["status"] == "completed" and task["metadata"] == {"evidence": EFFECT}, task
+
+
+# -------------------------------------------------------------------------------------------
+# 6. goalkeeper run -- gemini (with the installed hooks): the exit status says it is proven.
+# -------------------------------------------------------------------------------------------
+def test_goalkeeper_run_supervises_gemini_and_exits_0_once_the_goal_is_proven(
+    gemini_case: GeminiCase,
+) -> None:
+    case = gemini_case
+    (case.proj / "calc.py").write_text(BUGGY_CALC, "utf-8")
+    (case.proj / "test_calc.py").write_text(TEST_CALC, "utf-8")
+    case.install()
+    calc = str(case.proj / "calc.py")
+    rules = [
+        {"name": "wrap-up", "when": {"last_has_function_response": True, "contains": "a + b"},
+         "reply": text("Fixed add(): it returned a - b.")},
+        {"name": "fix", "when": {"last_contains": FAILED_HEAD[:20]},
+         "reply": write_file(calc, FIXED_CALC)},
+        {"name": "early-stop", "reply": text("Done, I think.")},
+    ]  # fmt: skip
+    wrap = [sys.executable, "-m", "goalkeeper", "-C", str(case.proj), "run", "--json",
+            "--goal", f"`{VERIFY}` passes", "--"]  # fmt: skip
+    env = {"GOALKEEPER_NO_PLAN": "silent", "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_ADDOPTS": ""}
+    run = case.run(rules, prompt="Fix the failing test.", extra_env=env, wrap=wrap)
+    assert run.rules == ["early-stop", "fix", "wrap-up"], run.describe()
+    assert run.returncode == 0, run.describe()
+    report = json.loads(run.stdout)  # goalkeeper's one JSON object (the agent's on stderr)
+    assert report["host"] == "gemini" and report["outcome"] == "done", report
+    assert "using the goalkeeper installed in" in run.stderr
+    assert (case.proj / "calc.py").read_text("utf-8") == FIXED_CALC

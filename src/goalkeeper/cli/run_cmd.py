@@ -25,7 +25,7 @@ from goalkeeper.cli.run_agent import ERROR, RunError, program_name
 from goalkeeper.cli.run_claude import run_claude
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
-NOT_HOSTS = {"codex": "Codex CLI", "gemini": "Gemini CLI"}
+NOT_HOSTS = {"codex": "Codex CLI"}
 
 
 class _BadFlag(click.UsageError):
@@ -63,7 +63,7 @@ class _RunCommand(click.Command):
 @click.option("--prompt", help="Pi: the task (default: the message after Pi's -p, else stdin).")
 @click.option(
     "--host",
-    type=click.Choice(["claude", "pi"]),
+    type=click.Choice(["claude", "pi", "gemini"]),
     help="Which agent AGENT_COMMAND starts, when its name does not tell (e.g. a wrapper).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the agent's output "
@@ -107,7 +107,8 @@ def run_command(
 
     Claude Code gets the hooks and the MCP server through --settings / --mcp-config temp files
     (an installed goalkeeper serves instead, when one is). Pi runs in RPC mode with goalkeeper's
-    extension (-e). Codex and Gemini are not goalkeeper hosts yet.
+    extension (-e). Gemini CLI takes no per-run settings: it runs with the hooks
+    `goalkeeper install gemini` put in place. Codex is not a host of this command yet.
     """
     app: App = ctx.obj
     try:
@@ -131,6 +132,8 @@ def _host_of(argv: list[str], host: str | None, max_turns: int | None) -> str:
     if argv[0].startswith("-"):
         raise RunError(f"no such option {argv[0]!r}; the agent's command comes after `--`")
     kind = host or detect_host(argv)
+    if kind == "gemini" and max_turns is not None:
+        raise RunError("--max-turns is Claude Code's; for Gemini, bound the run with --max-minutes")
     if kind == "pi" and max_turns is not None:
         raise RunError("--max-turns is Claude Code's; for Pi, bound the run with --max-minutes")
     return kind
@@ -153,6 +156,10 @@ def supervise(
     limit_s = max_minutes * 60 if max_minutes is not None else None
     if kind == "claude":
         exited, session = run_claude(project, argv, max_turns, limit_s, as_json)
+    elif kind == "gemini":
+        from goalkeeper.cli.run_gemini import run_gemini
+
+        exited, session = run_gemini(project, argv, limit_s, as_json)
     else:
         exited, session = run_pi_host(project, argv, prompt, limit_s, as_json)
     entries = read_run(project, mark, session)
@@ -170,7 +177,7 @@ def detect_host(argv: Sequence[str]) -> str:
         )
         names.append(program_name(script))
     for name in names:
-        if name in ("claude", "pi"):
+        if name in ("claude", "pi", "gemini"):
             return name
         if name in NOT_HOSTS:
             raise RunError(
