@@ -13,9 +13,9 @@ from goalkeeper.hosts.gemini import (
     answer_hook,
     host_files,
     new_response,
-    tool_run,
     user_text,
 )
+from goalkeeper.hosts.gemini_runs import tool_run
 
 SID = "2f4f2ae8-3026-4fea-a3c4-3000b002b0be"
 PLAN = """# Greeting

@@ -31,9 +31,7 @@ from msgspec import Struct
 
 from goalkeeper.config import Config, load_config
 from goalkeeper.core.messages import render
-from goalkeeper.core.tools import SHELL_TOOLS, WRITE_TOOLS, shell_command, tool_target
 from goalkeeper.core.values import (
-    RUN_TAIL_CHARS,
     Action,
     Activity,
     Advise,
@@ -45,7 +43,6 @@ from goalkeeper.core.values import (
     Event,
     Notify,
     Pause,
-    RunOutcome,
     SessionStart,
     Settled,
     ToolCall,
@@ -58,6 +55,7 @@ from goalkeeper.hosts.claude_code import (
     decode_payload,
     journal_internal_error,
 )
+from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 
 HOST = "gemini"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -262,13 +260,13 @@ def to_events(
     if hook.event == "AfterTool":
         run = tool_run(hook.tool_name or "", hook.tool_input or {}, hook.tool_response)
         runs = _runs(stored)
-        runs = [*runs, _dump_run(run)][-MAX_RUNS:]
+        runs = [*runs, dump_run(run)][-MAX_RUNS:]
         calls = _int(stored.get(CALLS)) + 1
         failed = run.outcome == "failed"
         return (ToolResult(sid, hook.tool_name or "", is_error=failed),), {RUNS: runs, CALLS: calls}
     # AfterAgent: the settle
     text, seen = new_response(hook.prompt_response or "", stored.get(SEEN))
-    done = tuple(_load_run(r) for r in _runs(stored))
+    done = tuple(load_run(r) for r in _runs(stored))
     activity = Activity(
         tool_calls=_int(stored.get(CALLS)),
         session_bytes=_size(hook.transcript_path),
@@ -290,7 +288,7 @@ def _after_answer(
         run = tool_run(hook.tool_name or "", hook.tool_input or {}, None)
         refused = ToolRun(run.kind, run.name, run.command, run.path, "refused")
         return {
-            RUNS: [*_runs(stored), _dump_run(refused)][-MAX_RUNS:],
+            RUNS: [*_runs(stored), dump_run(refused)][-MAX_RUNS:],
             CALLS: _int(stored.get(CALLS)) + 1,
         }
     return {}
@@ -355,79 +353,6 @@ def _settled(response: str, n: int, tail: str) -> bool:
     """``response`` goes on from the text settled before (its first ``n`` characters ended in
     ``tail``)."""
     return 0 < n <= len(response) and response[max(0, n - len(tail)) : n] == tail
-
-
-def tool_run(name: str, args: Mapping[str, Any], response: Mapping[str, Any] | None) -> ToolRun:
-    """A Gemini tool call in host-neutral terms, ended as ``response`` says (``AfterTool``'s
-    ``tool_response``: ``llmContent``, optional ``error``); None: not run yet."""
-    if name in SHELL_TOOLS:
-        kind, command, path = "shell", shell_command(args), ""
-    elif name in WRITE_TOOLS:
-        kind, command, path = "edit", "", tool_target(args)
-    else:
-        kind, command, path = "other", "", ""
-    if response is None:
-        return ToolRun(kind, name, command, path)  # type: ignore[arg-type]
-    text = _content_text(response.get("llmContent"))
-    outcome: RunOutcome = "passed"
-    if response.get("error"):
-        outcome = "failed"
-    elif kind == "shell":
-        outcome = _shell_outcome(text, args)
-    return ToolRun(kind, name, command, path, outcome, text[-RUN_TAIL_CHARS:])  # type: ignore[arg-type]
-
-
-def _shell_outcome(text: str, args: Mapping[str, Any]) -> RunOutcome:
-    """``run_shell_command`` says ``Exit Code: N`` when a command fails; a background start is
-    not a finished run."""
-    if args.get("is_background") is True:
-        return "unfinished"
-    for line in text.splitlines():
-        head, _, value = line.partition(":")
-        if head.strip() == "Exit Code":
-            return "passed" if value.strip() == "0" else "failed"
-        if head.strip() == "Signal":
-            return "failed"
-    return "passed"
-
-
-def _content_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text") if isinstance(p, dict) else p for p in content]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        return str(content["text"])
-    return ""
-
-
-def _dump_run(run: ToolRun) -> dict[str, str]:
-    return {
-        "kind": run.kind,
-        "name": run.name,
-        "command": run.command[:2000],
-        "path": run.path[:1000],
-        "outcome": run.outcome,
-        "tail": run.tail,
-    }
-
-
-_KINDS = ("shell", "edit", "other")
-_OUTCOMES = ("passed", "failed", "unfinished", "refused", "unknown")
-
-
-def _load_run(data: Mapping[str, Any]) -> ToolRun:
-    kind = data.get("kind") if data.get("kind") in _KINDS else "other"
-    outcome = data.get("outcome") if data.get("outcome") in _OUTCOMES else "unknown"
-    return ToolRun(
-        kind,  # type: ignore[arg-type]
-        str(data.get("name", "")),
-        str(data.get("command", "")),
-        str(data.get("path", "")),
-        outcome,  # type: ignore[arg-type]
-        str(data.get("tail", "")),
-    )
 
 
 def _runs(stored: Mapping[str, Any]) -> list[dict[str, Any]]:
