@@ -333,3 +333,24 @@ def test_goalkeeper_run_supervises_gemini_and_exits_0_once_the_goal_is_proven(
     assert report["host"] == "gemini" and report["outcome"] == "done", report
     assert "using the goalkeeper installed in" in run.stderr
     assert (case.proj / "calc.py").read_text("utf-8") == FIXED_CALC
+
+
+def test_a_completion_in_geminis_own_write_todos_is_refused(gemini_case: GeminiCase) -> None:
+    """Gemini's own todo list may track work, but a completion there is refused and points at
+    goalkeeper's todo tool, where a completion needs evidence."""
+    case = gemini_case
+    case.install()
+    items = [{"description": "greet.sh prints hello", "status": "completed"}]
+    rules = [
+        {"name": "stop", "when": {"last_has_function_response": True},
+         "reply": text("Understood: completions go through goalkeeper's todo tool.")},
+        {"name": "native-complete",
+         "reply": [{"functionCall": {"name": "write_todos", "args": {"todos": items}}}]},
+    ]  # fmt: skip
+    run = case.run(rules, extra_env=TODO_ENV)
+    assert run.rules == ["native-complete", "stop"], run.describe()
+    assert_clean_exit(run)
+    (refusal,) = function_responses(newest_entry(run.requests[1]))
+    assert "Tool execution blocked:" in str(refusal) and TODO in str(refusal), refusal
+    refused = [e["data"] for e in case.journal({"todo_refused"})]
+    assert refused == [{"tool": "write_todos", "reason": "native"}], refused

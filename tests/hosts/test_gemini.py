@@ -189,3 +189,16 @@ def test_the_hook_command_names_the_project_as_gemini_quotes_it() -> None:
     assert "r=$GEMINI_PROJECT_DIR\n" in command
     assert "$CLAUDE_PROJECT_DIR" not in command
     assert 'r="$CLAUDE_PROJECT_DIR"' in hook_command("claude")
+
+
+def test_a_completion_in_geminis_own_todo_list_is_refused(project: Path) -> None:
+    """Gemini's ``write_todos`` may list and start items; marking one completed is refused and
+    points at goalkeeper's todo tool (as Claude Code's TodoWrite)."""
+    start(project)
+    items = [{"description": "greet.sh prints hello", "status": "in_progress"}]
+    plain = hook(project, "BeforeTool", tool_name="write_todos", tool_input={"todos": items})
+    assert "decision" not in plain
+    done = [{**items[0], "status": "completed"}]
+    refused = hook(project, "BeforeTool", tool_name="write_todos", tool_input={"todos": done})
+    assert refused["decision"] == "deny"
+    assert "mcp_goalkeeper_todo" in refused["reason"]

@@ -39,7 +39,7 @@ from goalkeeper.core.values import (
 from goalkeeper.guards.spec import Context, Verdict, load_state_value
 from goalkeeper.guards.todos_baselines import load_baselines
 
-NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
+NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate", "write_todos")  # write_todos: Gemini CLI
 LONG_WAIT_MS = 60_000  # hard-coded in pi-todone
 SUBAGENT_TOOLS = ("subagent", "Task", "Agent")
 

@@ -26,9 +26,11 @@ HOOK_NAME = "goalkeeper"
 HOOK_TIMEOUT_MS = 60_000
 SETTLE_TIMEOUT_MS = 600_000
 """AfterAgent may run the goal's verification (default 120 s per command)."""
-BEFORE_TOOL_MATCHER = f"^({OWN_TOOL_PREFIX}.*|run_shell_command|write_file|replace)$"
+BEFORE_TOOL_MATCHER = f"^({OWN_TOOL_PREFIX}.*|run_shell_command|write_file|replace|write_todos)$"
 """The tools goalkeeper judges before they run: its own (the session hand-over), the shell (by
-its command line) and the file writers. AfterTool has no matcher: every call is counted."""
+its command line), the file writers and Gemini's own todo list (a completion there is refused:
+completions go through goalkeeper's todo tool, with evidence). AfterTool has no matcher: every
+call is counted."""
 MCP_SERVER = "goalkeeper"
 _OURS = lazy_re(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+gemini\b""")
 
