@@ -81,7 +81,7 @@ def test_project_install_trusts_idempotently_and_uninstall_restores_every_byte(
     hooks = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
     assert hooks["hooks"]["Stop"][0] == USER_HOOKS["hooks"]["Stop"][0]  # the user's, first
     assert [cc.is_ours(g) for g in hooks["hooks"]["Stop"]] == [False, True]
-    assert hooks["hooks"]["PreToolUse"][0]["matcher"] == "Bash|apply_patch"
+    assert hooks["hooks"]["PreToolUse"][0]["matcher"] == "^(Bash|apply_patch|mcp__goalkeeper__.*)$"
     for path in (project / ".codex" / "hooks.json", project / ".codex" / "config.toml"):
         assert str(project) not in path.read_text(encoding="utf-8")  # portable: no machine path
         assert str(home) not in path.read_text(encoding="utf-8")

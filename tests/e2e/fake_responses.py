@@ -7,11 +7,13 @@ whose conditions hold gives the reply. Conditions:
 * ``contains``: text (or list of texts) in the newest user message of the input, which is the
   prompt or the ``<hook_prompt …>`` goalkeeper's Stop block was delivered as;
 * ``after_tool``: the last input item is a tool's output (True) or not (False);
-* ``tool_output``: text in the last tool output.
+* ``tool_output``: text in the last tool output;
+* ``last_type``: the type of the last input item (``tool_search_output`` after a search).
 
-A reply is ``text(…)``, ``shell(…)`` (an ``exec_command`` call) or ``patch(…)`` (an
-``apply_patch`` call). Every request is recorded (the input, the rule chosen) for the test to
-read. The server runs in a thread of the test process, on 127.0.0.1 and a free port.
+A reply is ``text(…)``, ``shell(…)`` (an ``exec_command`` call), ``patch(…)`` (an
+``apply_patch`` call), ``search(…)`` (``tool_search``) or ``mcp(…)`` (an MCP tool). Every
+request is recorded (the input, the tools offered, the rule chosen) for the test to read.
+The server runs in a thread of the test process, on 127.0.0.1 and a free port.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 
 
 def text(reply: str) -> dict[str, Any]:
@@ -37,11 +39,23 @@ def patch(body: str) -> dict[str, Any]:
     return {"type": "patch", "input": body}
 
 
+def search(query: str) -> dict[str, Any]:
+    """A ``tool_search`` call: Codex 0.171.0 defers MCP tools until the model searches."""
+    return {"type": "search", "query": query}
+
+
+def mcp(namespace: str, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A call of an MCP tool found by ``search``: ``namespace`` is ``mcp__<server>``."""
+    return {"type": "mcp", "namespace": namespace, "name": name, "arguments": dict(arguments)}
+
+
 def item_text(item: Mapping[str, Any]) -> str:
     content = item.get("content")
     if isinstance(content, list):
         return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     output = item.get("output")
+    if isinstance(output, list):  # an MCP tool's result: content parts
+        return "\n".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
     return output if isinstance(output, str) else (content if isinstance(content, str) else "")
 
 
@@ -67,6 +81,8 @@ def matches(rule: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> bool
         return False
     after = bool(items) and items[-1].get("type") in TOOL_OUTPUTS
     if "after_tool" in when and when["after_tool"] != after:
+        return False
+    if "last_type" in when and (not items or items[-1].get("type") != when["last_type"]):
         return False
     wanted_output = when.get("tool_output")
     return wanted_output is None or wanted_output in (last_tool_output(items) or "")
@@ -136,7 +152,14 @@ class FakeResponses:
             rule = next((r for r in self.rules if matches(r, items)), None)
             reply = rule["reply"] if rule else text("FAKE-FALLBACK")
             self.requests.append(
-                {"rule": rule.get("name") if rule else None, "input": items, "reply": reply}
+                {
+                    "rule": rule.get("name") if rule else None,
+                    "input": items,
+                    "reply": reply,
+                    "tools": [
+                        t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)
+                    ],
+                }
             )
             return dict(reply)
 
@@ -154,6 +177,14 @@ def output_item(reply: Mapping[str, Any], n: int) -> dict[str, Any]:
         return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
                 "name": "exec_command", "arguments": json.dumps({"cmd": reply["command"]}),
                 "status": "completed"}  # fmt: skip
+    if reply["type"] == "search":
+        return {"type": "tool_search_call", "id": f"ts_{n}", "call_id": f"call_{n}",
+                "execution": "client", "arguments": {"query": reply["query"]},
+                "status": "completed"}  # fmt: skip
+    if reply["type"] == "mcp":
+        return {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}",
+                "namespace": reply["namespace"], "name": reply["name"],
+                "arguments": json.dumps(reply["arguments"]), "status": "completed"}  # fmt: skip
     if reply["type"] == "patch":
         return {"type": "custom_tool_call", "id": f"ctc_{n}", "call_id": f"call_{n}",
                 "name": "apply_patch", "input": reply["input"], "status": "completed"}  # fmt: skip

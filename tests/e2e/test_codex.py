@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from .codex_harness import CodexCase, CodexRun
-from .fake_responses import item_text, patch, shell, text
+from .fake_responses import item_text, mcp, patch, search, shell, text
 
 pytestmark = pytest.mark.e2e
 
@@ -213,3 +213,44 @@ def test_the_stuck_rule_ends_a_tool_less_streak_codex_would_not_end(
     assert [e["kind"] for e in recent].count("stuck_reset") == 2, recent
     last = [e for e in recent if e["kind"] == "decision"][-1]
     assert [a["kind"] for a in last["data"]["actions"]] == ["Pause"], last
+
+
+# 4. goalkeeper's todo tool over MCP: the session is handed over (PreToolUse updatedInput) and
+#    a completion without evidence is refused.
+NAMESPACE = "mcp__goalkeeper"
+EVIDENCE_GUIDE = "Marking a todo completed requires metadata.evidence"
+
+
+def test_a_todo_completion_without_evidence_is_refused_over_mcp(codex_case: CodexCase) -> None:
+    case = codex_case
+    case.install()
+    subject = "greet.sh prints hello"
+    complete = {"action": "update", "id": 1, "status": "completed"}
+    rules: list[dict[str, Any]] = [
+        {"name": "after-stop", "when": {"contains": HOOK_PROMPT},
+         "reply": text("Stopping here.")},
+        {"name": "create", "when": {"last_type": "tool_search_output"},
+         "reply": mcp(NAMESPACE, "todo", {"action": "create", "subject": subject})},
+        {"name": "complete", "when": {"after_tool": True, "tool_output": '"nextId": 2'},
+         "reply": mcp(NAMESPACE, "todo", complete)},
+        {"name": "wrap-up", "when": {"after_tool": True, "tool_output": EVIDENCE_GUIDE},
+         "reply": text("The completion needs evidence first.")},
+        {"name": "search", "when": {"after_tool": True, "tool_output": "Process exited"},
+         "reply": search("goalkeeper todo")},
+        # Codex starts the MCP server alongside the first turn: give it a moment
+        {"name": "wait", "reply": shell("sleep 4")},
+    ]  # fmt: skip
+    run = case.run(
+        rules, "Track the greeting work as a todo.", {**ENV, "GOALKEEPER_NO_PLAN": "silent"}
+    )
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    assert run.rules[:5] == ["wait", "search", "create", "complete", "wrap-up"], run.describe()
+    refused = tool_outputs(run, 4)[-1]
+    assert EVIDENCE_GUIDE in refused, refused
+    (session,) = case.status()["sessions"]
+    listed = case.goalkeeper("todo", "list", "--session", session["session_id"]).stdout
+    assert subject in listed, listed  # the todo belongs to Codex's session, not "default"
+    shown = case.goalkeeper("todo", "get", "1", "--session", session["session_id"]).stdout
+    assert "completed" not in shown, shown

@@ -307,3 +307,22 @@ def test_goalkeepers_own_caps_end_an_endless_stop_block_streak(project: Path) ->
     else:
         pytest.fail("goalkeeper blocked Codex's Stop 50 times in a row")
     assert config is not None and 0 < blocks <= config.idle_streak
+
+
+def test_pre_tool_use_hands_the_session_to_goalkeepers_mcp_tools(project: Path) -> None:
+    """Codex 0.171.0 names goalkeeper's MCP tool ``mcp__goalkeeper__todo`` in its hooks and
+    takes ``updatedInput``: the call carries the session the MCP server cannot see."""
+    result = ask(
+        project,
+        "PreToolUse",
+        tool_name="mcp__goalkeeper__todo",
+        tool_input={"action": "create", "subject": "x"},
+        tool_use_id="call_3",
+    )
+    assert result == {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"action": "create", "subject": "x", "session": SID},
+        }
+    }

@@ -40,10 +40,13 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_code import (
+    OWN_TOOL_PREFIX,
+    TOOL_NAMES,
     HookInput,
     HostInputError,
     journal_internal_error,
     parse_input,
+    pre_tool_use_plumbing,
     to_answer,
 )
 
@@ -54,8 +57,11 @@ CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", 
 compaction request and no question to the user from a hook."""
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop")
 """The events ``goalkeeper install codex`` registers."""
-PRE_TOOL_MATCHER = "Bash|apply_patch"
-"""The tools goalkeeper's PreToolUse hook is registered for (exact names, Codex's syntax)."""
+PRE_TOOL_MATCHER = "^(Bash|apply_patch|mcp__goalkeeper__.*)$"
+"""The tools goalkeeper's PreToolUse hook is registered for (a regular expression, as Codex
+reads any matcher with characters other than ``[A-Za-z0-9_|]``): the shell and patches, which
+the question gate and the trust guard judge, and goalkeeper's own MCP tools, which Codex's
+hooks name as Claude Code does (``mcp__goalkeeper__todo``; seen on 0.171.0)."""
 DOCUMENTED_EVENTS = frozenset(
     (
         "PreToolUse",
@@ -144,6 +150,11 @@ def _answer(
             return {}  # a Codex event goalkeeper does not use
         return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
 
+    if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
+        # goalkeeper's MCP server cannot see the session: the call carries it (updatedInput,
+        # which Codex 0.171.0's PreToolUse output takes, as Claude Code's does)
+        return pre_tool_use_plumbing(hook)
+
     from goalkeeper.engine.supervisor import Supervisor
     from goalkeeper.hosts.claude_code import _peek_host_state
 
@@ -153,6 +164,7 @@ def _answer(
         host=HOST,
         capabilities=CAPABILITIES,
         clock=clock,
+        tool_names=TOOL_NAMES,
         host_files=host_files(project, env),
     )
     try:

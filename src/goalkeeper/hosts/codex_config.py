@@ -50,6 +50,9 @@ MATCHER_EVENTS = frozenset(
 )
 """The events whose ``matcher`` Codex applies (and hashes); for the others it is ignored."""
 MARK = "# goalkeeper hook codex"
+PYTHON_VAR = "GOALKEEPER_PYTHON"
+"""Codex starts an MCP server with only a few variables of its own environment; ``env_vars``
+forwards this one, which the launcher reads first (the user's opt-in interpreter)."""
 BEGIN = "# >>> goalkeeper (goalkeeper install codex; goalkeeper uninstall codex removes it):"
 END = "# <<< goalkeeper"
 """The block's first line is ``BEGIN`` and its label (which install wrote it: ``user``, or
@@ -188,6 +191,7 @@ def toml_block(
             "[mcp_servers.goalkeeper]",
             f"command = {toml_string(mcp_argv[0])}",
             "args = [" + ", ".join(toml_string(a) for a in mcp_argv[1:]) + "]",
+            f"env_vars = [{toml_string(PYTHON_VAR)}]",
             "",
         ]
     for key, digest in records:
