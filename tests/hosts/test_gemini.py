@@ -202,3 +202,24 @@ def test_a_completion_in_geminis_own_todo_list_is_refused(project: Path) -> None
     refused = hook(project, "BeforeTool", tool_name="write_todos", tool_input={"todos": done})
     assert refused["decision"] == "deny"
     assert "mcp_goalkeeper_todo" in refused["reason"]
+
+
+def test_goalkeeper_settings_from_the_projects_env_file_are_ignored(project: Path) -> None:
+    """Gemini loads the project's ``.env`` into the hooks' environment; the agent may write
+    that file, so a limit it raises there is not goalkeeper's setting."""
+    (project / ".env").write_text("GOALKEEPER_MAX_CONTINUATIONS=100000\nAPP=1\n", "utf-8")
+    data = {"session_id": SID, "cwd": str(project), "hook_event_name": "SessionStart"}
+    env = {"GEMINI_PROJECT_DIR": str(project), "GOALKEEPER_MAX_CONTINUATIONS": "100000"}
+    _, config = answer_hook(json.dumps(data).encode(), env, str(project))
+    assert config is not None and config.max_continuations == 40
+    (project / ".env").unlink()
+    _, config = answer_hook(json.dumps(data).encode(), env, str(project))
+    assert config is not None and config.max_continuations == 100000  # the user's own
+
+
+def test_an_agent_write_to_the_gemini_env_file_is_refused(project: Path) -> None:
+    start(project)
+    target = project / ".gemini" / ".env"
+    answer = hook(project, "BeforeTool", tool_name="run_shell_command",
+                  tool_input={"command": f"echo GOALKEEPER_PYTHON=/tmp/x > {target}"})  # fmt: skip
+    assert answer["decision"] == "deny"

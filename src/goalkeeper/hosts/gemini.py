@@ -78,10 +78,17 @@ OWN_TOOL_PREFIX = "mcp_goalkeeper_"
 """goalkeeper's MCP tools as Gemini names them (``mcp_<server>_<tool>``, server "goalkeeper")."""
 OWN_TOOLS = ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
 TOOL_NAMES = {n: OWN_TOOL_PREFIX + n for n in OWN_TOOLS}
-PROJECT_CONFIG = (".gemini/settings.json",)
-USER_CONFIG = (".gemini/settings.json", ".gemini/trusted_hooks.json", ".gemini/trustedFolders.json")
-"""Where Gemini CLI reads the hooks and MCP servers, and records which hooks and folders the
-user trusts: the agent must not write them."""
+PROJECT_CONFIG = (".gemini/settings.json", ".gemini/.env")
+USER_CONFIG = (
+    ".gemini/settings.json",
+    ".gemini/trusted_hooks.json",
+    ".gemini/trustedFolders.json",
+    ".gemini/.env",
+    ".env",
+)
+"""Where Gemini CLI reads the hooks, the MCP servers and the environment it hands the hooks
+(``hosts.gemini_env``), and records which hooks and folders the user trusts: the agent must not
+write them."""
 MAX_RUNS = 200
 """Tool calls kept per settle in the session's bookkeeping (the count goes on past it)."""
 
@@ -166,6 +173,9 @@ def answer_hook(
         project = project_dir(hook, env, cwd)
         if not project.is_dir():
             raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
+        from goalkeeper.hosts.gemini_env import user_env
+
+        env = user_env(env, project, hook.cwd or cwd)  # not the project's .env settings
         config = load_config(project, env)
         lang = config.lang if config.lang != "auto" else "en"
         return _answer(hook, project, config, env, clock, notes), config
