@@ -142,3 +142,60 @@ def test_goalkeeper_run_with_gemini_needs_the_installed_hooks(
     saying how to install, and nothing is started."""
     assert run(["run", "--", "gemini", "-p", "x"]) == 3
     assert "goalkeeper install gemini" in capsys.readouterr().err
+
+
+def test_install_keeps_the_launchers_variable_out_of_a_project_env_and_uninstall_undoes_it(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gemini loads a project's ``.env`` into the hooks' environment; ``GOALKEEPER_PYTHON``
+    there would choose the interpreter the hooks run. Install adds it to the user's
+    ``advanced.excludedEnvVars`` (keeping theirs); uninstall takes exactly it out again."""
+    project, _ = dirs
+    path = project / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    original = json.dumps({"advanced": {"excludedEnvVars": ["SECRET"]}}, indent=2) + "\n"
+    path.write_text(original, encoding="utf-8")
+    gk(capsys, "install", "gemini")
+    settings = json.loads(path.read_text("utf-8"))
+    assert settings["advanced"]["excludedEnvVars"] == ["SECRET", "GOALKEEPER_PYTHON"]
+    gk(capsys, "uninstall", "gemini")
+    assert path.read_text("utf-8") == original
+
+
+def test_a_fresh_install_keeps_geminis_default_exclusions(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    project, _ = dirs
+    gk(capsys, "install", "gemini")
+    settings = json.loads((project / ".gemini" / "settings.json").read_text("utf-8"))
+    assert settings["advanced"]["excludedEnvVars"] == ["DEBUG", "DEBUG_MODE", "GOALKEEPER_PYTHON"]
+
+
+def test_the_hook_command_survives_geminis_settings_expansion() -> None:
+    """Gemini replaces ``$NAME`` / ``${NAME}`` in every settings string with its environment
+    as it loads the file: the command holds none, and decodes to the launcher script itself."""
+    import re
+    import subprocess
+
+    from goalkeeper.hosts.gemini_settings import (
+        HIDDEN_VAR,
+        hook_command,
+        is_goalkeeper_command,
+        mcp_argv,
+    )
+    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
+    from goalkeeper.hosts.launcher import launcher_script
+
+    gemini_var = re.compile(r"\$(?:\w+|\{[^}]+\})")  # 0.61.0 resolveEnvVarsInString
+    command = hook_command()
+    names = {m[0] for m in gemini_var.finditer(command)}
+    assert names == {"$" + HIDDEN_VAR} and is_goalkeeper_command(command)
+    shown = command.split("\n", 1)[1].replace("eval ", "printf %s ", 1)
+    decoded = subprocess.run(["bash", "-c", shown], capture_output=True, text=True, timeout=10)
+    assert decoded.stdout == launcher_hook_command("gemini").split("\n", 1)[1]
+    argv = mcp_argv()
+    assert not any(gemini_var.search(a) for a in argv) and argv[-2:] == ["goalkeeper", "mcp"]
+    assert launcher_script() in subprocess.run(
+        ["sh", "-c", argv[2].replace("eval ", "printf %s ", 1)],
+        capture_output=True, text=True, timeout=10,
+    ).stdout  # fmt: skip

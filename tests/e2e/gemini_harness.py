@@ -294,13 +294,14 @@ class GeminiCase:
         extra_env: Mapping[str, str] | None = None,
         timeout: float = GEMINI_TIMEOUT_S,
         wrap: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> GeminiRun:
         """``gemini -p prompt`` in the project (after ``wrap``, e.g. ``goalkeeper run … --``),
         in its own process group, killed with it after ``timeout`` seconds."""
         self.fake.set_rules(rules)
         if self.fake.log.exists():
             self.fake.log.unlink()
-        env = self.gemini_env(extra_env)
+        env = {**(env if env is not None else self.gemini_env()), **(extra_env or {})}
         argv = [*wrap, *self.gemini_argv(prompt)]
         start = time.monotonic()
         proc = subprocess.Popen(

@@ -354,3 +354,39 @@ def test_a_completion_in_geminis_own_write_todos_is_refused(gemini_case: GeminiC
     assert "Tool execution blocked:" in str(refusal) and TODO in str(refusal), refusal
     refused = [e["data"] for e in case.journal({"todo_refused"})]
     assert refused == [{"tool": "write_todos", "reason": "native"}], refused
+
+
+# -------------------------------------------------------------------------------------------
+# 7. The project's .env cannot choose goalkeeper's interpreter or raise its limits.
+# -------------------------------------------------------------------------------------------
+def test_a_planted_goalkeeper_python_in_the_projects_env_file_is_not_run(
+    gemini_case: GeminiCase,
+) -> None:
+    """Gemini loads the project's ``.env`` into the hooks' environment. The agent could plant
+    ``GOALKEEPER_PYTHON`` there (a fake goalkeeper that approves everything) and a raised
+    limit; the installed settings keep the first out, goalkeeper ignores the second (unit
+    tested: ``test_goalkeeper_settings_from_the_projects_env_file_are_ignored``). The real
+    goalkeeper, found on PATH as a pipx install is, answers every hook: the launcher's PATH
+    search survives Gemini's expansion of ``$NAME`` in settings strings."""
+    case = gemini_case
+    case.write_plan(TOPIC, PLAN)
+    case.install()
+    marker = case.root / "fake-ran"
+    fake = case.root / "fake-python"
+    fake.write_text(f"#!/bin/sh\ntouch {marker}\necho '{{}}'\n", "utf-8")
+    fake.chmod(0o755)
+    (case.proj / ".env").write_text(
+        f"GOALKEEPER_PYTHON={fake}\nGOALKEEPER_MAX_CONTINUATIONS=100000\n", "utf-8"
+    )
+    rules = [{"name": "early-complete", "reply": text("Done.\n[PDCA] complete")}]
+    env = case.gemini_env()
+    del env["GOALKEEPER_PYTHON"]  # the user named none: the launcher finds goalkeeper on PATH
+    run = case.run(rules, env=env)
+    assert not marker.exists(), run.describe()
+    # goalkeeper itself refused each early complete and paused after the third (its honest
+    # exit), as with no .env at all
+    assert run.rules == ["early-complete"] * 3, run.describe()
+    assert kinds(case.journal({"refused"})) == ["refused"] * 2  # the third: the honest exit
+    assert "Hook system message: goalkeeper paused: [PDCA] complete was refused 3 times" in (
+        run.stderr
+    )

@@ -21,7 +21,9 @@ from goalkeeper.hosts.gemini_settings import (
     Receipt,
     add_entries,
     dump_receipt,
+    hook_command,
     load_receipt,
+    mcp_argv,
     receipt_path,
     remove_entries,
     settings_path,
@@ -32,7 +34,6 @@ from goalkeeper.hosts.json_doc import (
     read_document,
     write_document,
 )
-from goalkeeper.hosts.launcher import hook_command, mcp_argv
 
 TRUST_NOTE = (
     "Gemini CLI runs hooks only in a trusted folder: trust this folder once in an interactive "
@@ -47,7 +48,7 @@ def install_gemini(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
     path = settings_path(gscope, project, home)
     rpath = receipt_path(gscope, project, home)
     python = baked_python(gscope, project)
-    command = hook_command("gemini", python)
+    command = hook_command(python)
     try:
         before, style = read_document(path)
         after, receipt, changes = add_entries(before, command, mcp_argv(python))
@@ -55,10 +56,15 @@ def install_gemini(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
     except JsonFileError as exc:
         raise fail(str(exc)) from exc
     if old is not None:  # a re-install keeps what the first one created
-        receipt = Receipt(old.created, old.mcp_server or receipt.mcp_server, old.created_paths)
+        receipt = Receipt(
+            old.created,
+            old.mcp_server or receipt.mcp_server,
+            old.created_paths,
+            old.excluded or receipt.excluded,
+        )
     else:
         created = missing_paths([path, rpath], project, home)
-        receipt = Receipt(receipt.created, receipt.mcp_server, created)
+        receipt = Receipt(receipt.created, receipt.mcp_server, created, receipt.excluded)
     if changes and not dry_run:
         write_document(path, after, style)
     if not dry_run and (changes or old is None):

@@ -32,6 +32,11 @@ its command line), the file writers and Gemini's own todo list (a completion the
 completions go through goalkeeper's todo tool, with evidence). AfterTool has no matcher: every
 call is counted."""
 MCP_SERVER = "goalkeeper"
+LAUNCHER_VAR = "GOALKEEPER_PYTHON"
+GEMINI_EXCLUDED_DEFAULT = ("DEBUG", "DEBUG_MODE")
+"""``advanced.excludedEnvVars``'s default in 0.61.0: the variables Gemini does not take from a
+project's ``.env``. Install adds ``GOALKEEPER_PYTHON``: the launcher runs the interpreter it
+names, and a ``.env`` in the project is the agent's to write (``hosts.gemini_env``)."""
 _OURS = lazy_re(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+gemini\b""")
 
 
@@ -44,6 +49,47 @@ class Receipt(Struct, frozen=True):
     """Install added the "goalkeeper" MCP server (it was not there)."""
     created_paths: tuple[str, ...] = ()
     """Files and folders install created (``~/…`` or relative to the project)."""
+    excluded: str = ""
+    """``created``: install wrote ``advanced.excludedEnvVars`` (Gemini's default and
+    ``GOALKEEPER_PYTHON``); ``added``: it added ``GOALKEEPER_PYTHON`` to the user's list."""
+
+
+def hook_command(python: str | None = None) -> str:
+    """The hook command for Gemini CLI: the portable launcher (``hosts.launcher``), with every
+    ``$`` hidden. Gemini expands ``$NAME`` and ``${NAME}`` in every string of a settings file
+    as it loads it (0.61.0 ``resolveEnvVarsInObject``), with the CLI's own environment:
+    ``for d in $PATH`` became one literal word that no longer splits at ``:`` (the launcher
+    found no goalkeeper on ``PATH``, seen end to end), and a variable of the script that the
+    environment happens to hold would be replaced too. So the script goes in as ``printf %b``
+    octal escapes (``\0044`` for ``$``, also the backslash and the quote) and runs with
+    ``eval``; the first line still names it (``is_goalkeeper_command``)."""
+    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
+
+    head, _, script = launcher_hook_command("gemini", python).partition("\n")
+    return f"{head}\n{hidden(script, bash=True)}"
+
+
+def mcp_argv(python: str | None = None) -> list[str]:
+    """The MCP server's argv for Gemini's ``mcpServers``: the launcher, hidden the same way."""
+    from goalkeeper.hosts.launcher import launcher_script
+
+    return ["sh", "-c", hidden(launcher_script(python)), "goalkeeper", "mcp"]
+
+
+HIDDEN_VAR = "__goalkeeper_launcher"
+"""The one variable the hook command names: no environment holds it."""
+
+
+def hidden(script: str, *, bash: bool = False) -> str:
+    """``script`` as one shell command with no ``$NAME``, ``${…}``, backslash or single quote
+    in it but ``HIDDEN_VAR`` (``$(`` is not a name Gemini expands). ``bash``: decoded with
+    ``printf -v``, without the subshell ``$(…)`` forks (~1.3 ms a hook): Gemini runs hook
+    commands with ``bash -c`` (0.61.0 ``getShellConfiguration``); an MCP server is started
+    once, with ``sh``."""
+    body = script.replace("\\", "\\0134").replace("$", "\\0044").replace("'", "\\0047")
+    if bash:
+        return f"printf -v {HIDDEN_VAR} '%b' '{body}' && eval \"${HIDDEN_VAR}\""
+    return f"eval \"$(printf '%b' '{body}')\""
 
 
 def settings_path(scope: GeminiScope, project: Path, home: Path) -> Path:
@@ -65,7 +111,7 @@ def add_entries(
     changed (empty when all was in place). Raises ``JsonFileError`` for a shape it cannot
     safely change."""
     data = json.loads(json.dumps(settings))
-    created = tuple(k for k in ("hooks", "mcpServers") if k not in data)
+    created = tuple(k for k in ("hooks", "mcpServers", "advanced") if k not in data)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise JsonFileError("'hooks' in the settings is not an object; fix it first")
@@ -88,7 +134,27 @@ def add_entries(
     if existing != wanted:
         servers[MCP_SERVER] = wanted
         changes.append(f"{'updated' if existing else 'added'} the {MCP_SERVER!r} MCP server")
-    return data, Receipt(created, mcp_server=existing is None), changes
+    excluded = _exclude_launcher_var(data, changes)
+    created = tuple(k for k in created if k != "advanced" or excluded == "created")
+    return data, Receipt(created, mcp_server=existing is None, excluded=excluded), changes
+
+
+def _exclude_launcher_var(data: dict[str, Any], changes: list[str]) -> str:
+    """``GOALKEEPER_PYTHON`` in ``advanced.excludedEnvVars``: how install put it there."""
+    advanced = data.setdefault("advanced", {})
+    if not isinstance(advanced, dict):
+        raise JsonFileError("'advanced' in the settings is not an object; fix it first")
+    excluded = advanced.get("excludedEnvVars")
+    if excluded is None:
+        advanced["excludedEnvVars"] = [*GEMINI_EXCLUDED_DEFAULT, LAUNCHER_VAR]
+    elif not isinstance(excluded, list):
+        raise JsonFileError("'advanced.excludedEnvVars' is not a list; fix it first")
+    elif LAUNCHER_VAR in excluded:
+        return ""
+    else:
+        excluded.append(LAUNCHER_VAR)
+    changes.append(f"kept {LAUNCHER_VAR} out of what Gemini reads from a project's .env")
+    return "created" if excluded is None else "added"
 
 
 def remove_entries(
@@ -125,6 +191,18 @@ def remove_entries(
                 del hooks[event]
         if not hooks and (receipt is None or "hooks" in receipt.created):
             del data["hooks"]
+    advanced = data.get("advanced")
+    excluded = advanced.get("excludedEnvVars") if isinstance(advanced, dict) else None
+    if receipt is not None and receipt.excluded and isinstance(excluded, list):
+        assert isinstance(advanced, dict)
+        if receipt.excluded == "created" and excluded == [*GEMINI_EXCLUDED_DEFAULT, LAUNCHER_VAR]:
+            del advanced["excludedEnvVars"]
+            changes.append(f"removed {LAUNCHER_VAR} from advanced.excludedEnvVars")
+        elif receipt.excluded == "added" and LAUNCHER_VAR in excluded:
+            excluded.remove(LAUNCHER_VAR)
+            changes.append(f"removed {LAUNCHER_VAR} from advanced.excludedEnvVars")
+        if not advanced and "advanced" in receipt.created:
+            del data["advanced"]
     servers = data.get("mcpServers")
     if isinstance(servers, dict) and is_goalkeeper_mcp(servers.get(MCP_SERVER)):
         del servers[MCP_SERVER]
@@ -164,6 +242,7 @@ def dump_receipt(receipt: Receipt) -> dict[str, Any]:
         "created": list(receipt.created),
         "mcp_server": receipt.mcp_server,
         "created_paths": list(receipt.created_paths),
+        "excluded": receipt.excluded,
     }
 
 
@@ -175,4 +254,5 @@ def load_receipt(raw: dict[str, Any]) -> Receipt:
         strings(raw.get("created")),
         raw.get("mcp_server") is True,
         strings(raw.get("created_paths")),
+        str(raw.get("excluded")) if raw.get("excluded") in ("created", "added") else "",
     )
