@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.cli.run_agent import RunError
 from goalkeeper.cli.run_claude import claude_argv, claude_settings
 from goalkeeper.cli.run_cmd import detect_host, pi_task
 from goalkeeper.hosts.claude_settings import is_goalkeeper_command
@@ -177,11 +176,8 @@ def test_the_host_is_read_from_the_program(argv: list[str], host: str) -> None:
     assert detect_host(argv) == host
 
 
-@pytest.mark.parametrize("agent", ["codex"])
-def test_codex_and_gemini_are_not_supported_yet(agent: str) -> None:
-    with pytest.raises(RunError, match=r"^not supported yet: ") as caught:
-        detect_host([agent, "exec", "x"])
-    assert caught.value.exit_code == 3
+def test_codex_is_a_host_of_run() -> None:
+    assert detect_host(["codex", "exec", "x"]) == "codex"
 
 
 def test_goalkeepers_options_come_right_after_the_program(tmp_path: Path) -> None:
@@ -251,10 +247,10 @@ def test_pi_takes_its_task_from_the_print_message() -> None:
 def test_run_errors_exit_3_and_json_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(["-C", str(tmp_path), "run", "--json", "--", "codex", "exec", "x"]) == 3
+    assert run(["-C", str(tmp_path), "run", "--json", "--", "codex", "x"]) == 3
     out = json.loads(capsys.readouterr().out)
     assert out["outcome"] == "error" and out["exit"] == 3
-    assert out["reason"].startswith("not supported yet: Codex CLI")
+    assert out["reason"].startswith("goalkeeper run supervises Codex headless")
     assert run(["-C", str(tmp_path), "run", "--max-minutes", "x", "--", "claude"]) == 3
     assert run(["-C", str(tmp_path), "run", "--bogus", "--", "claude"]) == 3
     assert "comes after `--`" in capsys.readouterr().err

@@ -118,8 +118,8 @@ class CodexCase:
         assert proc.returncode == 0, f"goalkeeper {args}: {proc.stdout}\n{proc.stderr}"
         return proc
 
-    def install(self) -> str:
-        """The provider config Codex needs offline, then ``goalkeeper install codex --trust``."""
+    def configure(self) -> None:
+        """The provider config Codex needs offline (the fake's port is set per run)."""
         (self.codex_home / "config.toml").write_text(
             'model = "gpt-5.5"\nmodel_provider = "fake"\ncheck_for_update_on_startup = false\n'
             '\n[model_providers.fake]\nname = "Fake"\nbase_url = "http://127.0.0.1:9/v1"\n'
@@ -128,6 +128,10 @@ class CodexCase:
             "plugins = false\nremote_plugin = false\napps = false\n",
             encoding="utf-8",
         )
+
+    def install(self) -> str:
+        """``configure``, then ``goalkeeper install codex --trust`` as a user runs it."""
+        self.configure()
         return self.goalkeeper("install", "codex", "--trust").stdout
 
     def write(self, rel: str, text: str) -> Path:
@@ -141,11 +145,14 @@ class CodexCase:
         rules: Sequence[Mapping[str, Any]],
         prompt: str,
         extra_env: Mapping[str, str] | None = None,
+        *,
+        wrapper: Sequence[str] = (),
     ) -> CodexRun:
+        """``codex exec`` (after ``wrapper``: e.g. ``goalkeeper run --``) against the fake."""
         out = self.root / "last-message.txt"
         with FakeResponses(rules) as fake:
             args = [
-                str(self.codex), "exec", "--skip-git-repo-check", "--color", "never",
+                *wrapper, str(self.codex), "exec", "--skip-git-repo-check", "--color", "never",
                 "--dangerously-bypass-approvals-and-sandbox",
                 "-c", f'model_providers.fake.base_url="{fake.url}"',
                 "-C", str(self.repo), "-o", str(out), prompt,

@@ -6,6 +6,7 @@ goalkeeper said."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -254,3 +255,34 @@ def test_a_todo_completion_without_evidence_is_refused_over_mcp(codex_case: Code
     assert subject in listed, listed  # the todo belongs to Codex's session, not "default"
     shown = case.goalkeeper("todo", "get", "1", "--session", session["session_id"]).stdout
     assert "completed" not in shown, shown
+
+
+# goalkeeper run -- codex exec: nothing installed; the hooks and the MCP server come as -c.
+def test_goalkeeper_run_supervises_codex_exec_until_the_goal_is_proven(
+    codex_case: CodexCase,
+) -> None:
+    case = codex_case
+    case.configure()
+    case.write("calc.py", BUGGY_CALC)
+    case.write("test_calc.py", TEST_CALC)
+    fix = (
+        f"printf '%s' {shlex.quote(FIXED_CALC)} > calc.py && "
+        "sed -i 's/- \\[ \\]/- [x]/' .agents/goal/GOAL.md"
+    )
+    rules: list[dict[str, Any]] = [
+        {"name": "wrap-up", "when": {"contains": "[1/3]", "after_tool": True},
+         "reply": text("Fixed add(). The criterion is ticked.")},
+        {"name": "fix", "when": {"contains": "[1/3]"}, "reply": shell(fix)},
+        {"name": "early-stop", "reply": text("Done, I think.")},
+    ]  # fmt: skip
+    gk = [sys.executable, "-m", "goalkeeper", "-C", str(case.repo), "run", "--json"]
+    gk += ["--goal", f"`{VERIFY}` passes", "--max-minutes", "2", "--"]
+    run = case.run(rules, "Fix the failing test.", goal_env(), wrapper=gk)
+
+    assert run.returncode == 0, run.describe()  # done and proven
+    assert run.rules == ["early-stop", "fix", "wrap-up"], run.describe()
+    verdict = json.loads(run.stdout)
+    assert verdict["outcome"] == "done", verdict
+    assert not (case.repo / ".codex").exists()  # nothing installed into the project
+    config = (case.codex_home / "config.toml").read_text(encoding="utf-8")
+    assert "/<session-flags>/config.toml:stop:0:0" in config  # the recorded trust

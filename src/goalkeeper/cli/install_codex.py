@@ -181,6 +181,12 @@ def uninstall_codex(app: App, scope: str, as_json: bool) -> int:
         else:
             _write_text(path, new)
         changes.append(f"removed goalkeeper's tables from {path}")
+    if scope == "user":  # the trust `goalkeeper run -- codex exec` recorded (cli/run_codex)
+        config = home / "config.toml"
+        old = _text(config)
+        if old is not None and cc.split_block(old, "run")[1]:
+            _write_text(config, cc.without_block(old, "run", False))
+            changes.append(f"removed goalkeeper run's trust records from {config}")
     if rpath.exists():
         rpath.unlink()
     for folder in sorted(receipt.get("dirs", ()), key=len, reverse=True):

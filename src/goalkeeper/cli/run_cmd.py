@@ -25,7 +25,7 @@ from goalkeeper.cli.run_agent import ERROR, RunError, program_name
 from goalkeeper.cli.run_claude import run_claude
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
-NOT_HOSTS = {"codex": "Codex CLI"}
+NOT_HOSTS: dict[str, str] = {}
 
 
 class _BadFlag(click.UsageError):
@@ -63,7 +63,7 @@ class _RunCommand(click.Command):
 @click.option("--prompt", help="Pi: the task (default: the message after Pi's -p, else stdin).")
 @click.option(
     "--host",
-    type=click.Choice(["claude", "pi", "gemini"]),
+    type=click.Choice(["claude", "pi", "gemini", "codex"]),
     help="Which agent AGENT_COMMAND starts, when its name does not tell (e.g. a wrapper).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the agent's output "
@@ -108,7 +108,9 @@ def run_command(
     Claude Code gets the hooks and the MCP server through --settings / --mcp-config temp files
     (an installed goalkeeper serves instead, when one is). Pi runs in RPC mode with goalkeeper's
     extension (-e). Gemini CLI takes no per-run settings: it runs with the hooks
-    `goalkeeper install gemini` put in place. Codex is not a host of this command yet.
+    `goalkeeper install gemini` put in place. Codex runs as `codex exec …` with the hooks and
+    the MCP server as -c options (their trust recorded once in $CODEX_HOME/config.toml), or
+    with the hooks `goalkeeper install codex --trust` put in place.
     """
     app: App = ctx.obj
     try:
@@ -136,6 +138,8 @@ def _host_of(argv: list[str], host: str | None, max_turns: int | None) -> str:
         raise RunError("--max-turns is Claude Code's; for Gemini, bound the run with --max-minutes")
     if kind == "pi" and max_turns is not None:
         raise RunError("--max-turns is Claude Code's; for Pi, bound the run with --max-minutes")
+    if kind == "codex" and max_turns is not None:
+        raise RunError("--max-turns is Claude Code's; for Codex, bound the run with --max-minutes")
     return kind
 
 
@@ -160,6 +164,10 @@ def supervise(
         from goalkeeper.cli.run_gemini import run_gemini
 
         exited, session = run_gemini(project, argv, limit_s, as_json)
+    elif kind == "codex":
+        from goalkeeper.cli.run_codex import run_codex
+
+        exited, session = run_codex(project, argv, limit_s, as_json)
     else:
         exited, session = run_pi_host(project, argv, prompt, limit_s, as_json)
     entries = read_run(project, mark, session)
@@ -177,7 +185,7 @@ def detect_host(argv: Sequence[str]) -> str:
         )
         names.append(program_name(script))
     for name in names:
-        if name in ("claude", "pi", "gemini"):
+        if name in ("claude", "pi", "gemini", "codex"):
             return name
         if name in NOT_HOSTS:
             raise RunError(

@@ -1,0 +1,49 @@
+"""``goalkeeper run -- codex exec``: the -c options that carry goalkeeper's hooks and MCP
+server, and the trust Codex needs for them (it ignores trust given with -c)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from goalkeeper.cli.run_agent import RunError
+from goalkeeper.cli.run_codex import FLAGS_SOURCE, _exec_at, _trust_flag_hooks, codex_flags
+from goalkeeper.hosts import codex_config as cc
+from goalkeeper.hosts.launcher import hook_command, mcp_argv
+
+
+def test_the_flags_are_toml_codex_reads_as_the_hooks_and_the_server() -> None:
+    doc, _ = cc.add_hooks({}, hook_command("codex", "/opt/py/bin/python"))
+    flags = codex_flags(doc["hooks"], mcp_argv("/opt/py/bin/python"))
+    assert flags[::2] == ["-c"] * (len(flags) // 2)
+    merged = tomllib.loads("\n".join(flags[1::2]))
+    assert merged["hooks"] == doc["hooks"]  # the same handlers the trust records hash
+    server = merged["mcp_servers"]["goalkeeper"]
+    assert [server["command"], *server["args"]] == mcp_argv("/opt/py/bin/python")
+    assert server["env_vars"] == ["GOALKEEPER_PYTHON"]
+
+
+def test_the_trust_of_the_flag_hooks_is_recorded_once(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('model = "gpt-5.5"\n', encoding="utf-8")
+    doc, _ = cc.add_hooks({}, hook_command("codex", "/opt/py/bin/python"))
+    records = cc.trust_records(FLAGS_SOURCE, doc)
+    assert {k.rsplit(":", 3)[1] for k, _ in records} == {
+        "session_start", "user_prompt_submit", "pre_tool_use", "stop"
+    }  # fmt: skip
+    _trust_flag_hooks(config, records)
+    once = config.read_text(encoding="utf-8")
+    _trust_flag_hooks(config, records)
+    assert config.read_text(encoding="utf-8") == once
+    state = tomllib.loads(once)["hooks"]["state"]
+    assert {k: v["trusted_hash"] for k, v in state.items()} == dict(records)
+    assert once.startswith('model = "gpt-5.5"\n')
+
+
+def test_only_headless_codex_is_supervised() -> None:
+    assert _exec_at(["codex", "exec", "fix it"]) == 1
+    assert _exec_at(["/usr/bin/codex", "--oss", "exec", "x"]) == 2
+    with pytest.raises(RunError, match="headless"):
+        _exec_at(["codex", "fix it"])
