@@ -326,3 +326,40 @@ def test_pre_tool_use_hands_the_session_to_goalkeepers_mcp_tools(project: Path) 
             "updatedInput": {"action": "create", "subject": "x", "session": SID},
         }
     }
+
+
+def test_a_cold_codex_session_start_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """The first event is answered in the hook's own process: the Codex translator adds no
+    eager import (the rollout reader is the Stop's, the config writer the installer's)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.hosts.test_cold_imports import _PROBE, NOT_ON_THE_FIRST_EVENT
+
+    project = tmp_path / "project"
+    (project / "plan").mkdir(parents=True)
+    (project / "plan" / "task.md").write_text(PLAN, encoding="utf-8")
+    raw = payload(project, "SessionStart", source="startup")
+    env = {
+        **os.environ,
+        "GOALKEEPER_SERVER": "off",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "HOME": str(tmp_path),
+    }
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.replace('["claude"]', '["codex"]')],
+        input=raw,
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    answer, modules = done.stdout.decode().rsplit("\n", 1)
+    assert "Plan anchors" in json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    loaded = set(modules.split())
+    unwanted = (*NOT_ON_THE_FIRST_EVENT, "goalkeeper.hosts.codex_transcript")
+    assert [m for m in unwanted if m in loaded] == []
+    assert "goalkeeper.hosts.codex_config" not in loaded and "tomllib" not in loaded
