@@ -363,3 +363,25 @@ def test_a_cold_codex_session_start_imports_only_what_it_uses(tmp_path: Path) ->
     unwanted = (*NOT_ON_THE_FIRST_EVENT, "goalkeeper.hosts.codex_transcript")
     assert [m for m in unwanted if m in loaded] == []
     assert "goalkeeper.hosts.codex_config" not in loaded and "tomllib" not in loaded
+
+
+def shell_patch(body: str, prefix: str = "") -> str:
+    return f"{prefix}apply_patch <<'EOF'\n{body}EOF"
+
+
+def test_a_patch_through_the_shell_tool_is_judged_as_its_writes(project: Path) -> None:
+    """Codex 0.171.0 applies ``apply_patch <<'EOF' …`` run by its shell tool itself (the hook
+    sees ``Bash``; the file was written, seen end to end): the writes are judged like a patch's,
+    a ``cd`` in front included."""
+    ask(project, "SessionStart", source="startup")
+    planted = shell_patch(add_file("hooks.json", "{}"), "cd .codex && ")
+    assert denied(bash(project, planted))  # the trust guard: .codex/hooks.json
+    assert not denied(bash(project, shell_patch(add_file("notes.txt"))))
+    ask(project, "UserPromptSubmit", prompt="/mode normal add --json")
+    assert denied(bash(project, shell_patch(add_file("src/x.py"))))  # the question gate
+    calls = tool_calls("s", "Bash", {"command": planted})
+    assert [(c.name, c.input.get("file_path")) for c in calls] == [
+        ("Bash", None),
+        ("apply_patch", "hooks.json"),
+        ("apply_patch", ".codex/hooks.json"),
+    ]

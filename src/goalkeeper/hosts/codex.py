@@ -29,6 +29,7 @@ from typing import Any
 
 from goalkeeper.config import Config, load_config
 from goalkeeper.core.messages import render
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import (
     Activity,
     BeforeAgentStart,
@@ -216,13 +217,31 @@ def own_prompt(prompt: str) -> str:
 
 
 def tool_calls(sid: str, name: str, tool_input: Mapping[str, Any]) -> tuple[ToolCall, ...]:
-    """A Codex tool call as goalkeeper's guards read it: a patch is one write per file."""
-    if name != PATCH_TOOL:
+    """A Codex tool call as goalkeeper's guards read it: a patch is one write per file. Codex
+    also applies a patch the shell tool names (``apply_patch <<'EOF' …``: its hook sees
+    ``Bash``, the file is written; seen on 0.171.0), so such a command is judged as the shell
+    command *and* as the patch's writes."""
+    command = tool_input.get("command")
+    command = command if isinstance(command, str) else ""
+    if name == PATCH_TOOL:
+        targets = patch_targets(command) or ("",)
+    elif name == "Bash" and _SHELL_PATCH.search(command):
+        base = _CD_PREFIX.match(command)
+        found = patch_targets(command) or ("",)
+        targets = (*found, *(_joined(base.group(2), t) for t in found if base and t))
+    else:
         return (ToolCall(sid, name, dict(tool_input)),)
-    patch = tool_input.get("command")
-    patch = patch if isinstance(patch, str) else ""
-    targets = patch_targets(patch) or ("",)
-    return tuple(ToolCall(sid, PATCH_TOOL, {"file_path": t, "command": patch}) for t in targets)
+    writes = tuple(ToolCall(sid, PATCH_TOOL, {"file_path": t, "command": command}) for t in targets)
+    return writes if name == PATCH_TOOL else (ToolCall(sid, name, dict(tool_input)), *writes)
+
+
+_SHELL_PATCH = lazy_re(r"(?:^|[\s;&|(`'\"])(?:apply_patch|applypatch)\b")
+_CD_PREFIX = lazy_re(r"\A\s*cd\s+(['\"]?)([^\s'\";&|]+)\1\s*&&")
+
+
+def _joined(folder: str, path: str) -> str:
+    """``path`` as a patch run after ``cd folder`` names it, from the session's folder."""
+    return path if path.startswith("/") else f"{folder.rstrip('/')}/{path}"
 
 
 _FILE_LINES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
