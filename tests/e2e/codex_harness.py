@@ -78,10 +78,26 @@ class CodexRun:
         return [r["rule"] for r in self.requests]
 
     def describe(self) -> str:
+        tails = [[(i.get("type"), i.get("role")) for i in r["input"][-3:]] for r in self.requests]
         return (
             f"exit {self.returncode} in {self.wall:.1f}s, rules {self.rules}\n"
+            f"input tails: {tails}\n"
             f"stdout: {self.stdout[-1500:]}\nstderr: {self.stderr[-4000:]}"
         )
+
+
+def resent_dropped(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The requests without one that repeats the previous request's input exactly: Codex now
+    and then sends a turn's request twice (seen: 1 run in 6), which says nothing about
+    goalkeeper and would shift every index a test reads."""
+    kept: list[dict[str, Any]] = []
+    for request in requests:
+        if kept and request["input"] == kept[-1]["input"]:
+            kept[-1].setdefault("resent", 0)
+            kept[-1]["resent"] += 1
+            continue
+        kept.append(request)
+    return kept
 
 
 class CodexCase:
@@ -182,7 +198,8 @@ class CodexCase:
                     os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
                 except ProcessLookupError:
                     pass
-            return CodexRun(proc.returncode, stdout, stderr, time.monotonic() - t0, fake.requests)
+            wall = time.monotonic() - t0
+            return CodexRun(proc.returncode, stdout, stderr, wall, resent_dropped(fake.requests))
 
     def status(self) -> dict[str, Any]:
         out = self.goalkeeper("status", "--json", "--limit", "1000").stdout

@@ -73,16 +73,26 @@ def last_tool_output(items: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
+def trailing(items: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The last input item that is not a developer message: Codex may add one of those after a
+    tool's output (a rare run had the model asked again with no tool output last)."""
+    for item in reversed(items):
+        if not (item.get("type", "message") == "message" and item.get("role") == "developer"):
+            return item
+    return None
+
+
 def matches(rule: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> bool:
     when = rule.get("when") or {}
     wanted = when.get("contains", ())
     user = newest_user_text(items)
     if any(w not in user for w in ([wanted] if isinstance(wanted, str) else wanted)):
         return False
-    after = bool(items) and items[-1].get("type") in TOOL_OUTPUTS
+    tail = trailing(items)
+    after = tail is not None and tail.get("type") in TOOL_OUTPUTS
     if "after_tool" in when and when["after_tool"] != after:
         return False
-    if "last_type" in when and (not items or items[-1].get("type") != when["last_type"]):
+    if "last_type" in when and (tail is None or tail.get("type") != when["last_type"]):
         return False
     wanted_output = when.get("tool_output")
     return wanted_output is None or wanted_output in (last_tool_output(items) or "")
