@@ -5,6 +5,7 @@ and that uninstall leaves the user's files byte for byte as they were."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,16 @@ def test_the_block_is_removed_exactly_even_with_text_after_it() -> None:
     assert cc.without_block(text + "[b]\nc = 2\n", "user", sep) == "a = 1[b]\nc = 2\n"
     assert cc.without_block(text, "user", sep) == "a = 1"
     assert cc.split_block("x" + block, "user") == ("x" + block, "")  # not at a line's start
+
+
+def test_install_says_when_the_hooks_would_not_find_goalkeeper(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's hooks name no interpreter: without GOALKEEPER_PYTHON or goalkeeper on
+    PATH every hook would answer "not installed" (Codex would run, unsupervised)."""
+    monkeypatch.delenv("GOALKEEPER_PYTHON", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert run(["install", "codex"]) == 0
+    assert "from here they would not" in capsys.readouterr().out
+    monkeypatch.setenv("GOALKEEPER_PYTHON", sys.executable)
+    assert gk(capsys, "install", "codex")["goalkeeper_found"] is True

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +120,9 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
             "label": label,
         }
         _write_text(rpath, json.dumps(data, indent=1) + "\n")
+    from goalkeeper.cli.install import launcher_finds
+
+    found = launcher_finds(project, python)
     if as_json:
         echo_json(
             {
@@ -128,6 +133,7 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
                 "notes": notes,
                 "trusted": trust,
                 "dry_run": dry_run,
+                "goalkeeper_found": found,
             }
         )
         return int(ExitCode.OK)
@@ -137,6 +143,12 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
     else:
         click.echo(f"goalkeeper is already installed for Codex in {hooks_path}.")
     click.echo("".join(f"  - {n}\n" for n in notes), nl=False)
+    if not found:
+        click.echo(
+            "Note: the hooks find goalkeeper at run time, and from here they would not: put "
+            "`goalkeeper` on PATH (uv tool install, pipx) or set GOALKEEPER_PYTHON="
+            f"{shlex.quote(sys.executable)} in the environment you start Codex from."
+        )
     if trust:
         click.echo(f"Recorded your trust of goalkeeper's hooks in {user_toml}.")
     else:
