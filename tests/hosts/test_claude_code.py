@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.claude_code import HostInputError, answer_hook, parse_input
+from goalkeeper.hosts.claude_code import answer_hook, parse_input
+from goalkeeper.hosts.fail_open import HostInputError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 UPDATE = os.environ.get("GOALKEEPER_UPDATE_GOLDEN") == "1"

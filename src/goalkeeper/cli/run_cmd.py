@@ -25,8 +25,6 @@ from goalkeeper.cli.run_agent import ERROR, RunError, program_name
 from goalkeeper.cli.run_claude import run_claude
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
-NOT_HOSTS: dict[str, str] = {}
-
 
 class _BadFlag(click.UsageError):
     exit_code = ERROR
@@ -187,14 +185,10 @@ def detect_host(argv: Sequence[str]) -> str:
     for name in names:
         if name in ("claude", "pi", "gemini", "codex"):
             return name
-        if name in NOT_HOSTS:
-            raise RunError(
-                f"not supported yet: {NOT_HOSTS[name]} is not a goalkeeper host yet; "
-                "goalkeeper run supervises Claude Code (claude) and Pi (pi)"
-            )
     raise RunError(
         f"cannot tell which agent {argv[0]!r} is: goalkeeper run supervises Claude Code "
-        "(claude) and Pi (pi); pass --host claude|pi for a wrapper"
+        "(claude), Pi (pi), Codex CLI (codex) and Gemini CLI (gemini); pass --host "
+        "claude|pi|codex|gemini for a wrapper"
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from goalkeeper.config import Config, load_config
+from goalkeeper.config import Config
 from goalkeeper.core.messages import render
 from goalkeeper.core.text.sanitize import scrub_json
 from goalkeeper.core.values import (
@@ -39,6 +39,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
+from goalkeeper.hosts.fail_open import HostInputError, answer_failing_open
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -130,10 +131,6 @@ DOCUMENTED_EVENTS = frozenset(
     )
 )
 _SOURCES = ("startup", "resume", "compact", "clear", "fork")
-
-
-class HostInputError(ValueError):
-    """The hook input cannot be used; the message says what was wrong with it."""
 
 
 class HookInput(Struct, frozen=True):
@@ -236,30 +233,21 @@ def answer_hook(
     clock: Any = None,
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
-    """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure.
+    """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
+    (``hosts.fail_open``).
 
     ``notes``: catalog messages (key, fields) for the user at SessionStart, such as why the hook
     transport answered in-process. Returns the answer and the config used (None when the input
     was unusable).
     """
-    lang: Any = "en"
-    hook: HookInput | None = None
-    config: Config | None = None
-    try:
-        hook = parse_input(raw)
-        project = project_dir(hook, env, cwd)
-        if not project.is_dir():  # a made-up cwd: nothing is created for it
-            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
-        config = load_config(project, env)
-        lang = config.lang if config.lang != "auto" else "en"
-        return _answer(hook, project, config, env, clock, notes), config
-    except HostInputError as exc:
-        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
-    except Exception as exc:  # the only broad except on this path: fail open
-        project = project_dir(hook, env, cwd)
-        journal_internal_error(project, hook.session_id if hook else None, exc)
-        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
-        return {"systemMessage": text}, config
+    return answer_failing_open(
+        raw,
+        env,
+        cwd,
+        parse=parse_input,
+        project_of=lambda hook: project_dir(hook, env, cwd),
+        answer=lambda hook, project, config, env: _answer(hook, project, config, env, clock, notes),
+    )
 
 
 def _answer(
@@ -439,30 +427,6 @@ def _peek_host_state(supervisor: Any, session_id: str) -> dict[str, Any]:
         return {}
     row = get_session(supervisor.store.connection(), session_id)
     return dict(row.host_state) if row else {}
-
-
-def journal_internal_error(project: Path, session_id: str | None, exc: BaseException) -> None:
-    """Best effort: record an internal error in the journal; never raises."""
-    try:
-        import time
-        import traceback
-
-        from goalkeeper.store import journal
-        from goalkeeper.store.db import Store
-
-        if not (project / ".goalkeeper").is_dir():
-            return
-        store = Store(project)
-        data = {
-            "error": type(exc).__name__,
-            "message": str(exc)[:500],
-            "traceback": traceback.format_exc(limit=8)[-4000:],
-        }
-        with store.transaction() as conn:
-            journal.append(conn, session_id, time.time(), "error", data)
-        store.close()
-    except Exception:
-        pass
 
 
 def _str(value: object) -> str | None:

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.config import Config, load_config
+from goalkeeper.config import Config
 from goalkeeper.core.messages import render
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import (
@@ -44,18 +44,18 @@ from goalkeeper.hosts.claude_code import (
     OWN_TOOL_PREFIX,
     TOOL_NAMES,
     HookInput,
-    HostInputError,
-    journal_internal_error,
     parse_input,
     pre_tool_use_plumbing,
     to_answer,
 )
+from goalkeeper.hosts.fail_open import answer_failing_open
 
 HOST = "codex"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
 """Stop ``decision: block`` continues; ``additionalContext`` advises; PreToolUse denies;
-``systemMessage`` is shown to the user (a ``warning:`` line in ``codex exec``). Codex has no
-compaction request and no question to the user from a hook."""
+``systemMessage`` is for the user (Codex parses it; ``codex exec`` 0.171.0 does not print it,
+the interactive terminal was not checked). Codex has no compaction request and no question to
+the user from a hook."""
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop")
 """The events ``goalkeeper install codex`` registers."""
 PRE_TOOL_MATCHER = "^(Bash|apply_patch|mcp__goalkeeper__.*)$"
@@ -118,24 +118,15 @@ def answer_hook(
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
-    (the same contract as ``claude_code.answer_hook``)."""
-    lang: Any = "en"
-    hook: HookInput | None = None
-    config: Config | None = None
-    try:
-        hook = parse_input(raw)
-        project = project_dir(hook, cwd)
-        if not project.is_dir():
-            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
-        config = load_config(project, env)
-        lang = config.lang if config.lang != "auto" else "en"
-        return _answer(hook, project, config, env, clock, notes), config
-    except HostInputError as exc:
-        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
-    except Exception as exc:  # the only broad except on this path: fail open
-        journal_internal_error(project_dir(hook, cwd), hook.session_id if hook else None, exc)
-        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
-        return {"systemMessage": text}, config
+    (``hosts.fail_open``, as for Claude Code)."""
+    return answer_failing_open(
+        raw,
+        env,
+        cwd,
+        parse=parse_input,
+        project_of=lambda hook: project_dir(hook, cwd),
+        answer=lambda hook, project, config, env: _answer(hook, project, config, env, clock, notes),
+    )
 
 
 def _answer(

@@ -29,7 +29,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from goalkeeper.config import Config, load_config
+from goalkeeper.config import Config
 from goalkeeper.core.messages import render
 from goalkeeper.core.values import (
     Action,
@@ -50,11 +50,8 @@ from goalkeeper.core.values import (
     ToolRun,
     UserPrompt,
 )
-from goalkeeper.hosts.claude_code import (
-    HostInputError,
-    decode_payload,
-    journal_internal_error,
-)
+from goalkeeper.hosts.claude_code import decode_payload
+from goalkeeper.hosts.fail_open import answer_failing_open
 from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 
 HOST = "gemini"
@@ -164,28 +161,23 @@ def answer_hook(
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
-    (the same contract as ``claude_code.answer_hook``)."""
-    lang: Any = "en"
-    hook: HookInput | None = None
-    config: Config | None = None
-    try:
-        hook = parse_input(raw)
-        project = project_dir(hook, env, cwd)
-        if not project.is_dir():
-            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
+    (``hosts.fail_open``, as for Claude Code). goalkeeper's settings are read without what the
+    project's ``.env`` files put in the hook's environment (``gemini_env.user_env``)."""
+
+    def settings_env(hook: HookInput, project: Path) -> Mapping[str, str]:
         from goalkeeper.hosts.gemini_env import user_env
 
-        env = user_env(env, project, hook.cwd or cwd)  # not the project's .env settings
-        config = load_config(project, env)
-        lang = config.lang if config.lang != "auto" else "en"
-        return _answer(hook, project, config, env, clock, notes), config
-    except HostInputError as exc:
-        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
-    except Exception as exc:  # the only broad except on this path: fail open
-        project = project_dir(hook, env, cwd)
-        journal_internal_error(project, hook.session_id if hook else None, exc)
-        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
-        return {"systemMessage": text}, config
+        return user_env(env, project, hook.cwd or cwd)
+
+    return answer_failing_open(
+        raw,
+        env,
+        cwd,
+        parse=parse_input,
+        project_of=lambda hook: project_dir(hook, env, cwd),
+        answer=lambda hook, project, config, env: _answer(hook, project, config, env, clock, notes),
+        settings_env=settings_env,
+    )
 
 
 def _answer(

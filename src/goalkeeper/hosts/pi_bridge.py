@@ -414,7 +414,7 @@ class Bridge:
             journal.append(conn, self.session_id, time.time(), kind, data)
 
     def _internal_error(self, exc: BaseException) -> None:
-        from goalkeeper.hosts.claude_code import journal_internal_error
+        from goalkeeper.hosts.fail_open import journal_internal_error
 
         journal_internal_error(self.project, self.session_id, exc)
         text = render(self.lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")

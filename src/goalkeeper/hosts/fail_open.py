@@ -1,0 +1,88 @@
+"""The one place a command hook's answer fails open, for every host that answers hooks.
+
+A hook must never wedge the agent's session: unusable input gets a one-line notice, and any
+other error is journalled and answered with a notice that lets the agent go on. Claude Code,
+Codex CLI and Gemini CLI differ in how they read a payload and which folder is the project;
+this wrapper is the same for all three, so a fix to it reaches every host.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from goalkeeper.config import Config, load_config
+from goalkeeper.core.messages import render
+
+
+class _Hook(Protocol):
+    @property
+    def session_id(self) -> str: ...
+
+
+H = TypeVar("H", bound=_Hook)
+
+
+class HostInputError(ValueError):
+    """The hook input cannot be used; the message says what was wrong with it."""
+
+
+def answer_failing_open(
+    raw: bytes,
+    env: Mapping[str, str],
+    cwd: str,
+    *,
+    parse: Callable[[bytes], H],
+    project_of: Callable[[H | None], Path],
+    answer: Callable[[H, Path, Config, Mapping[str, str]], dict[str, Any]],
+    settings_env: Callable[[H, Path], Mapping[str, str]] | None = None,
+) -> tuple[dict[str, Any], Config | None]:
+    """``answer``'s JSON for one hook payload, and the config used (None when the input was
+    unusable). Never raises.
+
+    ``settings_env`` gives the environment goalkeeper's settings are read from, where a host
+    adds files the agent can write to the hook's environment (Gemini's project ``.env``)."""
+    lang: Any = "en"
+    hook: H | None = None
+    config: Config | None = None
+    try:
+        hook = parse(raw)
+        project = project_of(hook)
+        if not project.is_dir():  # a made-up cwd: nothing is created for it
+            raise HostInputError(f"the project folder {str(project)[:200]} does not exist")
+        if settings_env is not None:
+            env = settings_env(hook, project)
+        config = load_config(project, env)
+        lang = config.lang if config.lang != "auto" else "en"
+        return answer(hook, project, config, env), config
+    except HostInputError as exc:
+        return {"systemMessage": render(lang, "hook.bad_input", problem=str(exc))}, config
+    except Exception as exc:  # the only broad except on a hook's path: fail open
+        journal_internal_error(project_of(hook), hook.session_id if hook else None, exc)
+        text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
+        return {"systemMessage": text}, config
+
+
+def journal_internal_error(project: Path, session_id: str | None, exc: BaseException) -> None:
+    """Best effort: record an internal error in the journal; never raises."""
+    try:
+        import time
+        import traceback
+
+        from goalkeeper.store import journal
+        from goalkeeper.store.db import Store
+
+        if not (project / ".goalkeeper").is_dir():
+            return
+        store = Store(project)
+        data = {
+            "error": type(exc).__name__,
+            "message": str(exc)[:500],
+            "traceback": traceback.format_exc(limit=8)[-4000:],
+        }
+        with store.transaction() as conn:
+            journal.append(conn, session_id, time.time(), "error", data)
+        store.close()
+    except Exception:
+        pass
