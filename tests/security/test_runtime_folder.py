@@ -48,9 +48,10 @@ def python_path() -> str:
     0700 temporary folder) may not be readable by the victim's uid."""
     shared = Path(tempfile.mkdtemp(prefix="goalkeeper-uid-src-", dir="/var/tmp"))
     atexit.register(shutil.rmtree, shared, True)
-    import click  # the CLI (`goalkeeper serve`) needs it; the hook path needs nothing else
+    import click  # the CLI (`goalkeeper serve`) needs it
+    import msgspec  # the engine's value classes: the hook path needs nothing else
 
-    for package in (goalkeeper, click):
+    for package in (goalkeeper, click, msgspec):
         source = Path(str(package.__file__)).resolve().parent
         shutil.copytree(source, shared / source.name, ignore=shutil.ignore_patterns("__pycache__"))
     for folder, _dirs, files in os.walk(shared):
