@@ -17,6 +17,7 @@ restores the previous value.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -189,29 +190,7 @@ def remove_hooks(
     changes: list[str] = []
     hooks = data.get("hooks")
     if isinstance(hooks, dict):
-        for event in list(hooks):
-            groups = hooks[event]
-            if not isinstance(groups, list):
-                continue
-            kept_groups = []
-            for group in groups:
-                handlers = group.get("hooks") if isinstance(group, dict) else None
-                if not isinstance(handlers, list):
-                    kept_groups.append(group)
-                    continue
-                kept = [
-                    h
-                    for h in handlers
-                    if not (isinstance(h, dict) and is_goalkeeper_command(h.get("command")))
-                ]
-                if len(kept) != len(handlers):
-                    changes.append(f"removed the {event} hook")
-                if kept:
-                    kept_groups.append({**group, "hooks": kept})
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
+        changes += drop_handlers(hooks, is_goalkeeper_command)
         if not hooks and (receipt is None or "hooks" in receipt.created):
             del data["hooks"]
     env = data.get("env")
@@ -443,3 +422,30 @@ def goal_command_text(lang: Lang = "en") -> str:
 def is_goal_command_text(text: str) -> bool:
     """The file holds a command text goalkeeper wrote, in any language: uninstall may remove it."""
     return text in (goal_command_text("en"), goal_command_text("zh"))
+
+
+def drop_handlers(hooks: dict[str, Any], ours: Callable[[object], bool]) -> list[str]:
+    """Take goalkeeper's handlers (``ours(command)``) out of a ``hooks`` map in place, in the
+    shape Claude Code and Gemini CLI share (event → groups → ``hooks`` → handlers): a group left
+    without handlers goes, and an event left without groups. The changes, one per event."""
+    changes: list[str] = []
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                kept_groups.append(group)
+                continue
+            kept = [h for h in handlers if not (isinstance(h, dict) and ours(h.get("command")))]
+            if len(kept) != len(handlers):
+                changes.append(f"removed the {event} hook")
+            if kept:
+                kept_groups.append({**group, "hooks": kept})
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    return changes

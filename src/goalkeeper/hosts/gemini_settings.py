@@ -17,6 +17,7 @@ from typing import Any, Literal
 from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
+from goalkeeper.hosts.claude_settings import drop_handlers
 from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
 from goalkeeper.hosts.json_doc import JsonFileError
 from goalkeeper.hosts.launcher import is_goalkeeper_mcp
@@ -166,29 +167,7 @@ def remove_entries(
     changes: list[str] = []
     hooks = data.get("hooks")
     if isinstance(hooks, dict):
-        for event in list(hooks):
-            groups = hooks[event]
-            if not isinstance(groups, list):
-                continue
-            kept_groups = []
-            for group in groups:
-                handlers = group.get("hooks") if isinstance(group, dict) else None
-                if not isinstance(handlers, list):
-                    kept_groups.append(group)
-                    continue
-                kept = [
-                    h
-                    for h in handlers
-                    if not (isinstance(h, dict) and is_goalkeeper_command(h.get("command")))
-                ]
-                if len(kept) != len(handlers):
-                    changes.append(f"removed the {event} hook")
-                if kept:
-                    kept_groups.append({**group, "hooks": kept})
-            if kept_groups:
-                hooks[event] = kept_groups
-            else:
-                del hooks[event]
+        changes += drop_handlers(hooks, is_goalkeeper_command)
         if not hooks and (receipt is None or "hooks" in receipt.created):
             del data["hooks"]
     advanced = data.get("advanced")
