@@ -19,7 +19,6 @@ call is ``is_error: true`` and its line carries ``toolDenialKind``; a background
 from __future__ import annotations
 
 import json
-import os
 
 from msgspec import Struct
 
@@ -47,27 +46,12 @@ class TranscriptTail(Struct, frozen=True):
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
     """Tool calls and the latest context size in the transcript after ``offset``; None when the
     file cannot be read."""
-    from goalkeeper.store.safe_read import open_regular
+    from goalkeeper.store.safe_read import read_new_lines
 
-    try:  # a FIFO or a device here would hang or flood the Stop hook: regular files only
-        fd = open_regular(path)
-    except OSError:
+    read = read_new_lines(path, offset, max_bytes)
+    if read is None:
         return None
-    try:
-        size = os.fstat(fd).st_size
-        known = offset is not None and 0 <= offset <= size
-        start = offset if known and offset is not None else max(0, size - max_bytes)
-        if size - start > max_bytes:
-            start, known = size - max_bytes, False
-        data = os.pread(fd, size - start, start)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    end = data.rfind(b"\n") + 1  # an unfinished last line waits for the next read
-    body = data[:end]
-    if start > 0 and not known:
-        body = body[body.find(b"\n") + 1 :]  # began mid-line
+    body = read.body
     calls: dict[str, dict[str, object]] = {}
     anonymous: list[dict[str, object]] = []
     results: dict[str, list[tuple[dict[str, object], dict[str, object]]]] = {}
@@ -110,8 +94,8 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
     return TranscriptTail(
         len(calls) + len(anonymous),
         _context_tokens(last_usage),
-        size,
-        start + end,
+        read.size,
+        read.offset,
         long_wait,
         runs,
         "\n".join(texts)[-MAX_FINAL_TEXT:],

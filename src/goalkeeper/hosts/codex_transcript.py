@@ -22,7 +22,6 @@ not be read". The result is the same ``TranscriptTail`` value.
 from __future__ import annotations
 
 import json
-import os
 
 from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
 from goalkeeper.hosts.claude_transcript import MAX_FINAL_TEXT, TranscriptTail
@@ -41,28 +40,12 @@ class CodexTail(TranscriptTail, frozen=True):
 def read_tail(path: str, offset: int | None, max_bytes: int) -> CodexTail | None:
     """Tool calls, context size and final text in the rollout after ``offset``; None when the
     file cannot be read."""
-    from goalkeeper.store.safe_read import open_regular
+    from goalkeeper.store.safe_read import read_new_lines
 
-    try:  # a FIFO or a device here would hang the Stop hook: regular files only
-        fd = open_regular(path)
-    except OSError:
+    read = read_new_lines(path, offset, max_bytes)
+    if read is None:
         return None
-    try:
-        size = os.fstat(fd).st_size
-        known = offset is not None and 0 <= offset <= size
-        start = offset if known and offset is not None else max(0, size - max_bytes)
-        if size - start > max_bytes:
-            start, known = size - max_bytes, False
-        data = os.pread(fd, size - start, start)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    end = data.rfind(b"\n") + 1  # an unfinished last line waits for the next read
-    body = data[:end]
-    if start > 0 and not known:
-        body = body[body.find(b"\n") + 1 :]  # began mid-line
-    return _parse(body, size, start + end)
+    return _parse(read.body, read.size, read.offset)
 
 
 def _parse(body: bytes, size: int, offset: int) -> CodexTail:

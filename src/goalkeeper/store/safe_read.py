@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 1 << 20
@@ -92,6 +93,42 @@ def open_regular(path: Path | str) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def read_new_lines(path: Path | str, offset: int | None, max_bytes: int) -> NewLines | None:
+    """The whole lines a log (a host's transcript) gained after ``offset``, at most the last
+    ``max_bytes``; None when it cannot be read. A FIFO or a device would hang the hook: regular
+    files only. An unknown or stale offset reads the tail and drops its first, partial line;
+    an unfinished last line waits for the next read (``NewLines.offset`` stops before it)."""
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        known = offset is not None and 0 <= offset <= size
+        start = offset if known and offset is not None else max(0, size - max_bytes)
+        if size - start > max_bytes:
+            start, known = size - max_bytes, False
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    end = data.rfind(b"\n") + 1
+    body = data[:end]
+    if start > 0 and not known:
+        body = body[body.find(b"\n") + 1 :]  # began mid-line
+    return NewLines(body, size, start + end)
+
+
+class NewLines(NamedTuple):
+    body: bytes
+    """Whole lines, each ending in a newline."""
+    size: int
+    """The file's size when read."""
+    offset: int
+    """Where the next read starts."""
 
 
 _NOFOLLOW = _FLAGS | getattr(os, "O_NOFOLLOW", 0)
