@@ -39,7 +39,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
-from goalkeeper.hosts.fail_open import HostInputError, answer_failing_open
+from goalkeeper.hosts.fail_open import HostInputError, add_start_notices, answer_failing_open
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -289,16 +289,7 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":  # things the user should know once per session
-        said = [  # a seed-format warning names goalkeeper itself ("[goalkeeper] …")
-            w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
-            for w in config.warnings
-        ]
-        cap = _block_cap_warning(env, config)
-        said += [cap] if cap else []
-        lang = config.lang if config.lang != "auto" else "en"
-        said += [render(lang, key, **fields) for key, fields in notes]
-        if said:
-            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
+        return add_start_notices(answer, config, notes, _block_cap_warning(env, config))
     return answer
 
 
@@ -325,7 +316,7 @@ def to_events(
     sid = hook.session_id
     if hook.event == "SessionStart":
         source = hook.source if hook.source in _SOURCES else "other"
-        return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
+        return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
         return (UserPrompt(sid, plugin_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
@@ -393,7 +384,7 @@ def _activity(
     return activity, state, tail.final_text
 
 
-def _transcript_mark(path: str | None) -> dict[str, Any]:
+def transcript_mark(path: str | None) -> dict[str, Any]:
     """At session start, remember where the transcript ends: older activity is not this run's."""
     if not path:
         return {}

@@ -47,8 +47,9 @@ from goalkeeper.hosts.claude_code import (
     parse_input,
     pre_tool_use_plumbing,
     to_answer,
+    transcript_mark,
 )
-from goalkeeper.hosts.fail_open import answer_failing_open
+from goalkeeper.hosts.fail_open import add_start_notices, answer_failing_open
 
 HOST = "codex"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -167,14 +168,7 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":
-        said = [
-            w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
-            for w in config.warnings
-        ]
-        lang = config.lang if config.lang != "auto" else "en"
-        said += [render(lang, key, **fields) for key, fields in notes]
-        if said:
-            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
+        return add_start_notices(answer, config, notes)
     return answer
 
 
@@ -185,7 +179,7 @@ def to_events(
     sid = hook.session_id
     if hook.event == "SessionStart":
         source = hook.source if hook.source in _SOURCES else "other"
-        return (SessionStart(sid, source),), _transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
+        return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
         return (UserPrompt(sid, own_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
@@ -276,14 +270,3 @@ def _activity(
     )
     state = {"transcript_path": hook.transcript_path, "transcript_offset": tail.offset}
     return activity, state, tail.final_text
-
-
-def _transcript_mark(path: str | None) -> dict[str, Any]:
-    """At session start, remember where the rollout ends: older activity is not this run's."""
-    if not path:
-        return {}
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    return {"transcript_path": path, "transcript_offset": size}

@@ -8,7 +8,7 @@ this wrapper is the same for all three, so a fix to it reaches every host.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -62,6 +62,27 @@ def answer_failing_open(
         journal_internal_error(project_of(hook), hook.session_id if hook else None, exc)
         text = render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")
         return {"systemMessage": text}, config
+
+
+def add_start_notices(
+    answer: dict[str, Any],
+    config: Config,
+    notes: Sequence[tuple[str, Mapping[str, object]]],
+    *extra: str | None,
+) -> dict[str, Any]:
+    """At a session's start, what the user should know once beside the guards' answer: the
+    configuration's warnings, the host's own (``extra``) and the transport's ``notes`` (catalog
+    keys and fields), appended to ``systemMessage``. The same for every command-hook host."""
+    said = [  # a seed-format warning names goalkeeper itself ("[goalkeeper] …")
+        w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
+        for w in config.warnings
+    ]
+    said += [text for text in extra if text]
+    lang = config.lang if config.lang != "auto" else "en"
+    said += [render(lang, key, **fields) for key, fields in notes]
+    if said:
+        answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
+    return answer
 
 
 def journal_internal_error(project: Path, session_id: str | None, exc: BaseException) -> None:

@@ -51,7 +51,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_code import decode_payload
-from goalkeeper.hosts.fail_open import answer_failing_open
+from goalkeeper.hosts.fail_open import add_start_notices, answer_failing_open
 from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 
 HOST = "gemini"
@@ -220,14 +220,7 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":
-        said = [
-            w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
-            for w in config.warnings
-        ]
-        lang = config.lang if config.lang != "auto" else "en"
-        said += [render(lang, key, **fields) for key, fields in notes]
-        if said:
-            answer["systemMessage"] = "\n".join(filter(None, (answer.get("systemMessage"), *said)))
+        return add_start_notices(answer, config, notes)
     return answer
 
 
