@@ -305,24 +305,7 @@ def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
     timeout = STOP_TIMEOUT_S if event == "Stop" else HOOK_TIMEOUT_S
     handler = {"type": "command", "command": command, "timeout": timeout}
     matcher = PRE_TOOL_MATCHER if event == "PreToolUse" else None
-    for group in groups:
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        ours = [
-            h
-            for h in (handlers if isinstance(handlers, list) else [])
-            if isinstance(h, dict) and is_goalkeeper_command(h.get("command"))
-        ]
-        if not ours:
-            continue
-        stale = any(h != handler for h in ours) or (matcher and group.get("matcher") != matcher)
-        for h in ours:
-            h.clear()
-            h.update(handler)
-        if matcher:
-            group["matcher"] = matcher
-        return [f"updated the {event} hook"] if stale else []
-    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
-    return [f"added the {event} hook"]
+    return put_handler(event, groups, handler, matcher, is_goalkeeper_command)
 
 
 def save_receipt(path: Path, receipt: Receipt) -> None:
@@ -449,3 +432,33 @@ def drop_handlers(hooks: dict[str, Any], ours: Callable[[object], bool]) -> list
         else:
             del hooks[event]
     return changes
+
+
+def put_handler(
+    event: str,
+    groups: list[Any],
+    handler: dict[str, Any],
+    matcher: str | None,
+    ours: Callable[[object], bool],
+) -> list[str]:
+    """goalkeeper's ``handler`` for ``event`` in its own group (with ``matcher`` where the event
+    takes one), added or brought up to date in place, in the hooks shape Claude Code and Gemini
+    CLI share; ``ours(command)`` tells goalkeeper's handlers. The change, if any."""
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        mine = [
+            h
+            for h in (handlers if isinstance(handlers, list) else [])
+            if isinstance(h, dict) and ours(h.get("command"))
+        ]
+        if not mine:
+            continue
+        stale = any(h != handler for h in mine) or (matcher and group.get("matcher") != matcher)
+        for h in mine:
+            h.clear()
+            h.update(handler)
+        if matcher:
+            group["matcher"] = matcher
+        return [f"updated the {event} hook"] if stale else []
+    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
+    return [f"added the {event} hook"]

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
-from goalkeeper.hosts.claude_settings import drop_handlers
+from goalkeeper.hosts.claude_settings import drop_handlers, put_handler
 from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
 from goalkeeper.hosts.json_doc import JsonFileError
 from goalkeeper.hosts.launcher import is_goalkeeper_mcp
@@ -196,24 +196,7 @@ def _ensure_handler(event: str, groups: list[Any], command: str) -> list[str]:
     timeout = SETTLE_TIMEOUT_MS if event == "AfterAgent" else HOOK_TIMEOUT_MS
     handler = {"name": HOOK_NAME, "type": "command", "command": command, "timeout": timeout}
     matcher = BEFORE_TOOL_MATCHER if event == "BeforeTool" else None
-    for group in groups:
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        ours = [
-            h
-            for h in (handlers if isinstance(handlers, list) else [])
-            if isinstance(h, dict) and is_goalkeeper_command(h.get("command"))
-        ]
-        if not ours:
-            continue
-        stale = any(h != handler for h in ours) or (matcher and group.get("matcher") != matcher)
-        for h in ours:
-            h.clear()
-            h.update(handler)
-        if matcher:
-            group["matcher"] = matcher
-        return [f"updated the {event} hook"] if stale else []
-    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
-    return [f"added the {event} hook"]
+    return put_handler(event, groups, handler, matcher, is_goalkeeper_command)
 
 
 def dump_receipt(receipt: Receipt) -> dict[str, Any]:
