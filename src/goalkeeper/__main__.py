@@ -12,8 +12,10 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["hook"] and not {"-h", "--help"} & set(args):
-        from goalkeeper.hosts.hook_client import run_client
+        from goalkeeper.hosts.hook_client import exit_process, run_client
 
+        if argv is None:  # the process is this hook: it ends as the launcher's client does
+            exit_process(run_client(args[1:], whole_process=True))
         return run_client(args[1:])
     from goalkeeper.cli.app import run
 

@@ -35,6 +35,8 @@ from goalkeeper.hosts.hook_client import (
     server_key,
 )
 from goalkeeper.hosts.hook_server import server_pid
+from goalkeeper.store.db import Store
+from goalkeeper.store.sessions import get_session
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
@@ -585,4 +587,24 @@ def test_the_warm_engine_keeps_the_wal_between_requests(tmp_path: Path) -> None:
         run_hook(project, env, stop)
         assert wal.exists()  # kept while the engine runs
     run_hook(project, {**env, "GOALKEEPER_SERVER": "off"}, stop)
-    assert not wal.exists()  # what a lone connection's close does: the difference is the keeper
+    assert wal.exists()  # a hook answered in-process exits without closing its connection
+
+
+def test_a_hook_answered_in_process_leaves_its_state_committed(tmp_path: Path) -> None:
+    """A hook process that answers in-process ends with ``os._exit``, its connection open, so
+    that no close checkpoints and deletes the WAL (fsync waits on every session's first event).
+    What it committed is there for the next process all the same, and a close checkpoints it."""
+    project = tmp_path / "p"
+    (project / "plan").mkdir(parents=True)
+    env = {**clean_env(project, tmp_path / "rt", GOALKEEPER_LANG="en"), "GOALKEEPER_SERVER": "off"}
+    start = b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'
+    stop = b'{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"[PDCA] do"}'
+    for payload in (start, stop, stop):
+        run_hook(project, env, payload)
+    wal = project / ".goalkeeper" / "state.db-wal"
+    assert wal.exists()
+    store = Store(project)
+    row = get_session(store.connection(), "s1")
+    store.close()
+    assert row is not None and row.events == 3
+    assert not wal.exists()  # the last connection's close checkpointed it into the database
