@@ -16,6 +16,7 @@ import re
 from msgspec import Struct
 
 from goalkeeper.core.cadence.plan import Plan
+from goalkeeper.core.text.lang import count_cjk
 from goalkeeper.core.text.lazy_re import lazy_re
 
 _REASON_TAIL = lazy_re(
@@ -109,7 +110,7 @@ def is_vague(reason: str) -> bool:
     text = re.sub(r"[\s.。!！,，;；]+$", "", reason.strip())
     if _VAGUE.match(text):
         return True
-    cjk = len(re.findall(r"[\u3400-\u9fff]", text))
+    cjk = count_cjk(text)
     if cjk:
         return cjk < MIN_REASON_CJK and len(text.split()) < MIN_REASON_WORDS
     return len(text.split()) < MIN_REASON_WORDS

@@ -13,7 +13,7 @@ from typing import Literal, NamedTuple
 
 from msgspec import Struct
 
-from goalkeeper.core.text.lang import CJK, detect_lang
+from goalkeeper.core.text.lang import detect_lang, is_cjk
 from goalkeeper.core.text.lazy_re import LazyPattern, lazy_re
 from goalkeeper.core.text.mdcode import closes_fence, opens_fence
 
@@ -185,7 +185,7 @@ def parse_objective(lines: list[str]) -> str | None:
         return None
     text = ""
     for piece in (p for p in para if p):
-        cjk_join = text and CJK.match(text[-1]) and CJK.match(piece[0])
+        cjk_join = text and is_cjk(text[-1]) and is_cjk(piece[0])
         text += piece if not text or cjk_join else " " + piece
     return _first_sentence(text).strip() or None
 
