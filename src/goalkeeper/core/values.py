@@ -207,6 +207,13 @@ class Compact(Struct, frozen=True):
     instructions: str
 
 
+class ClearContext(Struct, frozen=True):
+    """Start the continuation that goes with it in a fresh context: the host drops the
+    conversation history (Gemini CLI's ``AfterAgent`` ``clearContext``), so that continuation is
+    all the model has. Merged only alongside a ``Continue`` (never a clear without the text that
+    follows it), and asked only by the engine's own rules, never from the agent's words."""
+
+
 class Pause(Struct, frozen=True):
     """Stop continuing automatically and say why; the user decides what happens next."""
 
@@ -446,6 +453,7 @@ Action = (
     | Block
     | Notify
     | Compact
+    | ClearContext
     | Pause
     | Close
     | Reply
@@ -461,8 +469,19 @@ Action = (
 )
 
 Capability = Literal[
-    "continue", "advise", "follow_up", "block", "notify", "compact", "schedule", "ask"
+    "continue",
+    "advise",
+    "follow_up",
+    "block",
+    "notify",
+    "compact",
+    "clear_context",
+    "schedule",
+    "ask",
 ]
+"""What a host can do; guards ask these, never the host's name. ``compact``: compact the
+history on request (``Compact``); ``clear_context``: start a continuation in a fresh context
+(``ClearContext``)."""
 
 
 class Problem(Struct, frozen=True):

@@ -3,7 +3,8 @@
 Rules, in order: a ``Pause`` wins over any ``Continue``/``Compact``/``Close`` (stopping is always
 safe); several ``Continue`` texts become one message (never one per turn); a ``Continue`` beats a
 ``Close`` (another gate is still open); the ``max_continuations``-th continuation in a row becomes
-a ``Pause``. Identical texts are said once. Pure.
+a ``Pause``. A ``Compact`` or ``ClearContext`` goes out only with the continuation it prepares, and
+a clear replaces a compaction (nothing is left to compact). Identical texts are said once. Pure.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from goalkeeper.core.values import (
     ApproveGoal,
     Ask,
     Block,
+    ClearContext,
     Close,
     Compact,
     Continue,
@@ -70,6 +72,7 @@ def merge_actions(
     continues = _unique(a.text for a in actions if isinstance(a, Continue))
     closes = _unique(a.summary for a in actions if isinstance(a, Close))
     compacts = [a for a in actions if isinstance(a, Compact)]
+    clears = [a for a in actions if isinstance(a, ClearContext)]
     replies = [a for a in actions if isinstance(a, Reply)]
     notes = [a for a in actions if isinstance(a, Notify)]
     # files the engine changes after the transaction: kept whatever else is decided
@@ -95,7 +98,7 @@ def merge_actions(
             out.append(Pause(say("pause.cap", n=max_continuations)))
             records.append(Record("capped", {"continuations": continuations}))
         else:
-            out.extend(compacts[:1])
+            out.extend(clears[:1] or compacts[:1])
             out.append(Continue("\n\n".join(_unique([*continues, *later]))))
             later = []
             continuations += 1

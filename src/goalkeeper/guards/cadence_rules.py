@@ -26,7 +26,16 @@ from goalkeeper.core.cadence.gates import (
 from goalkeeper.core.cadence.markers import Marker, normalize_reason
 from goalkeeper.core.cadence.plan import Plan, PlanDoc
 from goalkeeper.core.messages import Say
-from goalkeeper.core.values import Action, Compact, Continue, Notify, Pause, Record, Settled
+from goalkeeper.core.values import (
+    Action,
+    ClearContext,
+    Compact,
+    Continue,
+    Notify,
+    Pause,
+    Record,
+    Settled,
+)
 from goalkeeper.guards.cadence_close import not_done, ran_text
 from goalkeeper.guards.spec import Context, Verdict
 
@@ -63,9 +72,16 @@ def too_large(ev: Settled, ctx: Context) -> str | None:
 def stuck_reset(
     records: tuple[Action, ...], s: CadenceState, ctx: Context, anchors: str
 ) -> Verdict[CadenceState] | None:
-    """``stuck`` rounds in a row without a tool call: compact and re-plan (or save state and
-    re-plan where the host cannot compact), at most ``reset`` times, then pause. None when
-    the agent is not stuck."""
+    """``stuck`` rounds in a row without a tool call: re-plan from a smaller step, at most
+    ``reset`` times, then pause. None when the agent is not stuck.
+
+    By what the host can do, in this order: clear the context (the continuation starts fresh
+    and carries the stuck note, the goal's and the plan's anchors: all the model has then); else
+    compact and re-plan; else ask the agent to save its state into the plan and re-plan. A clear
+    is preferred to a compaction because the rounds of talk without action are the problem: a
+    compaction's summary, written by the model, carries them on, while after a clear the model
+    reads only what goalkeeper renders from GOAL.md and the plan on disk. Only this rule, on
+    goalkeeper's own count of tool calls, asks for a clear; nothing the agent writes does."""
     cfg, say = ctx.config, ctx.say
     if s.idle_rounds < cfg.stuck:
         return None
@@ -73,13 +89,28 @@ def stuck_reset(
         return stop(records, say("stuck.pause", resets=s.resets), s, ctx)
     rounds = s.idle_rounds
     s = replace(s, resets=s.resets + 1, idle_rounds=0)
-    if "compact" in ctx.capabilities:
+    actions: tuple[Action, ...]
+    if "clear_context" in ctx.capabilities:
+        actions = (
+            ClearContext(),
+            Continue(fresh_start(say("stuck.clear", rounds=rounds), anchors, ctx)),
+        )
+    elif "compact" in ctx.capabilities:
         text = say("stuck.compact", rounds=rounds)
-        actions: tuple[Action, ...] = (Compact(say("compact.instructions")), Continue(text))
+        actions = (Compact(say("compact.instructions")), Continue(text))
     else:
         actions = (Continue(say("stuck.save", rounds=rounds) + "\n\n" + anchors),)
     reset = Record("stuck_reset", {"reset": s.resets})
     return continue_capped((*records, reset), actions, s, ctx)
+
+
+def fresh_start(note: str, anchors: str, ctx: Context) -> str:
+    """A continuation into a cleared context: the note, then what goalkeeper anchors (the goal
+    as it is re-fed before each run, the plan's anchors), each rendered from the files."""
+    from goalkeeper.guards.goal import goal_anchor
+
+    goal = goal_anchor(ctx)
+    return "\n\n".join(part for part in (note, goal.text if goal else "", anchors) if part)
 
 
 def blocked_text(marker: Marker | None, s: CadenceState, say: Say) -> str:

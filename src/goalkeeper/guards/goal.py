@@ -47,7 +47,7 @@ from goalkeeper.guards.goal_state import (
 )
 from goalkeeper.guards.spec import Context, Verdict, dump_state_value, load_state_value
 
-__all__ = ["GoalGuard", "GoalState", "render_goal_anchors"]
+__all__ = ["GoalGuard", "GoalState", "goal_anchor", "render_goal_anchors"]
 
 
 class GoalGuard:
@@ -77,24 +77,17 @@ class GoalGuard:
             )
             return Verdict(actions, replace(state, asking=asking))
         if isinstance(event, BeforeAgentStart | SessionStart):
-            held = held_goal(ctx)
-            if held is not None:
-                from goalkeeper.guards.goal_held import held_anchor
-
-                return Verdict((held_anchor(held, goal_path(ctx), ctx),))
-            goal = active_goal(ctx)
-            if goal is not None:
+            anchor = goal_anchor(ctx)
+            if anchor is None:
+                return Verdict()
+            fresh = held_goal(ctx) is None and active_goal(ctx) is not None
+            if isinstance(event, SessionStart) and fresh:  # an active goal: is it stale?
                 from goalkeeper.guards.goal_confirm import stale_at_start
 
-                anchors = Advise(render_goal_anchors(goal, ctx))
-                stale = (
-                    stale_at_start(event, state, ctx) if isinstance(event, SessionStart) else None
-                )
+                stale = stale_at_start(event, state, ctx)
                 if stale is not None:
-                    return Verdict((anchors, *stale.actions), stale.state)
-                return Verdict((anchors,))
-            paused = paused_goal(ctx)
-            return Verdict((Advise(render_paused(paused, ctx)),) if paused else ())
+                    return Verdict((anchor, *stale.actions), stale.state)
+            return Verdict((anchor,))
         if isinstance(event, Settled):
             from goalkeeper.guards.goal_repair import on_settled
 
@@ -198,6 +191,22 @@ def _resent(text: str, s: GoalState, ctx: Context) -> Verdict[GoalState] | None:
 def _words(text: str) -> str:
     """A goal's text as compared for "the same goal": case, spacing and end punctuation aside."""
     return " ".join(text.casefold().split()).rstrip(".!。！ ")
+
+
+def goal_anchor(ctx: Context) -> Advise | None:
+    """What a run is told of the goal before it starts: that it is held (and what the user
+    approved), the active goal's anchors, or that it is paused; None without a goal. Also what a
+    continuation into a cleared context carries (``cadence_rules.stuck_reset``)."""
+    held = held_goal(ctx)
+    if held is not None:
+        from goalkeeper.guards.goal_held import held_anchor
+
+        return held_anchor(held, goal_path(ctx), ctx)
+    goal = active_goal(ctx)
+    if goal is not None:
+        return Advise(render_goal_anchors(goal, ctx))
+    paused = paused_goal(ctx)
+    return Advise(render_paused(paused, ctx)) if paused else None
 
 
 def render_paused(goal: Goal, ctx: Context) -> str:

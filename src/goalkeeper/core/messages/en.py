@@ -112,6 +112,14 @@ MESSAGES: dict[str, str] = {
         "Write the current state and what you learned into the plan now, then [PDCA] plan a "
         "smaller loop, one variable, with evidence you can run."
     ),
+    "stuck.clear": (
+        "{rounds} rounds without a tool call: the step is too big or the evidence too far. "
+        "goalkeeper cleared the conversation so you start fresh: the earlier turns are gone, and "
+        "what stands is below (the goal, the plan on disk and its next open step). Re-read the "
+        "plan file, then [PDCA] plan a smaller loop, one variable, with evidence you can run. End "
+        "every reply with one line reporting your PDCA phase: [PDCA] plan | [PDCA] do | "
+        "[PDCA] check | [PDCA] act | [PDCA] complete | [PDCA] blocked: <reason>."
+    ),
     "stuck.pause": (
         "goalkeeper paused: still no tool calls after {resets} re-plans. The plan is on disk; "
         "give the agent a hint or a smaller task to resume (a new prompt restarts the count)."

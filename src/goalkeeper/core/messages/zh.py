@@ -64,6 +64,13 @@ MESSAGES: dict[str, str] = {
     "blocked.no_reason": "未给出原因",
     "stuck.compact": "连续 {rounds} 轮没有工具调用：步子太大，或证据太远。正在压缩历史；之后重读计划，[PDCA] plan 一个更小的循环。",
     "stuck.save": "连续 {rounds} 轮没有工具调用：步子太大，或证据太远。现在把当前状态和学到的东西写进计划，然后 [PDCA] plan 一个更小的循环：一个变量，证据可以运行。",
+    "stuck.clear": (
+        "连续 {rounds} 轮没有工具调用：步子太大，或证据太远。goalkeeper 已清空对话，让你从头开始："
+        "之前的轮次已不在，仍然有效的内容在下面（目标、磁盘上的计划和它的下一片未完成的工作）。"
+        "重读计划文件，然后 [PDCA] plan 一个更小的循环：一个变量，证据可以运行。每次回复的最后一行"
+        "报告 PDCA 阶段：[PDCA] plan | [PDCA] do | [PDCA] check | [PDCA] act | [PDCA] complete | "
+        "[PDCA] blocked: <原因>。"
+    ),
     "stuck.pause": "goalkeeper 已暂停：重新计划 {resets} 次后仍然没有工具调用。计划已落盘；给 agent 一个提示或更小的任务即可继续（新的提示会让计数重新开始）。",
     "compact.instructions": "保留计划路径、目标、未完成的关键结果、下一片未完成的地图叶子、最近的 PDCA 阶段和最新证据。",
     "context.save_state": "上下文已用 {percent}%，很快会被压缩。先把当前状态写进计划（完成了什么、证据是什么、下一步是什么），确保不丢失。",
