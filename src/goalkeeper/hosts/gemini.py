@@ -14,6 +14,9 @@ Translation only (see ``../shared/reference/gemini-offline-e2e.md``; Gemini CLI 
 - ``AfterAgent`` is the settle: ``decision: deny`` forces a retry turn whose prompt is the
   reason. ``prompt_response`` holds the text of every model call for the prompt, so the part
   already settled is cut off (``host_state``) and the settle sees only the new text.
+  With ``hookSpecificOutput.clearContext`` (``ClearContext``: the stuck rule's re-plan) Gemini
+  starts a new chat (``resetChat``: system prompt and environment only; the screen keeps the
+  turns) and sends the reason into it: the reason carries the goal's and the plan's anchors.
 - ``PreCompress`` fires before every model call, compressed or not (0.61.0): nothing to say.
 
 ``answer_hook`` is the only broad ``except``: any failure answers ``{"systemMessage": …}`` and
@@ -38,6 +41,7 @@ from goalkeeper.core.values import (
     BeforeAgentStart,
     Block,
     Capability,
+    ClearContext,
     Close,
     Continue,
     Event,
@@ -55,9 +59,11 @@ from goalkeeper.hosts.fail_open import add_start_notices, answer_failing_open
 from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 
 HOST = "gemini"
-CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
-"""No ``compact`` (no hook asks Gemini to compress) and no ``follow_up``/``ask``. Gemini's
-``AfterAgent`` ``clearContext`` is not declared: nothing in goalkeeper asks for it yet."""
+CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "block", "notify", "clear_context"}
+)
+"""``clear_context``: ``AfterAgent``'s ``clearContext`` with the continuation. No ``compact`` (no
+hook asks Gemini to compress) and no ``follow_up``/``ask``."""
 HOOK_EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent")
 """The events ``goalkeeper install gemini`` registers."""
 DOCUMENTED_EVENTS = frozenset(
@@ -304,6 +310,8 @@ def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
         if reason:
             answer["decision"] = "deny"
             answer["reason"] = reason
+            if any(isinstance(a, ClearContext) for a in actions):  # never without the reason
+                answer["hookSpecificOutput"] = {"hookEventName": event, "clearContext": True}
     elif event == "BeforeTool":
         denials = [a.reason for a in actions if isinstance(a, Block)]
         if denials:
