@@ -101,7 +101,8 @@ def test_project_install_trusts_idempotently_and_uninstall_restores_every_byte(
     assert f"{hooks_file}:stop:0:0" not in state  # the user's own hook: the user's to review
     mcp = tomllib.loads((project / ".codex" / "config.toml").read_text(encoding="utf-8"))
     server = mcp["mcp_servers"]["goalkeeper"]
-    assert server["command"] == "sh" and server["args"][-2:] == ["goalkeeper", "mcp"]
+    assert server["command"] == "sh"  # its texts name the tools as Codex does
+    assert server["args"][-4:] == ["goalkeeper", "mcp", "--host", "codex"]
 
     after_home, after_project = tree(home), tree(project)
     again = gk(capsys, "install", "codex", "--trust")

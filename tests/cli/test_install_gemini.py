@@ -69,7 +69,8 @@ def test_project_install_registers_every_hook_and_the_mcp_server(
     handler = settings["hooks"]["AfterAgent"][0]["hooks"][0]
     assert handler["name"] == "goalkeeper" and handler["type"] == "command"
     assert handler["command"].startswith("# goalkeeper hook gemini")
-    assert settings["mcpServers"]["goalkeeper"]["args"][-1] == "mcp"
+    # the server names its tools as Gemini does (mcp_goalkeeper_todo)
+    assert settings["mcpServers"]["goalkeeper"]["args"][-3:] == ["mcp", "--host", "gemini"]
     text = (project / ".gemini" / "settings.json").read_text("utf-8")
     assert sys.executable not in text  # committed: no path of this machine
     assert str(project) not in text

@@ -66,7 +66,7 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
         notes.append(f"{mcp_path} already names an MCP server 'goalkeeper'; left as it is")
         argv = None
     else:
-        argv = mcp_argv(python)
+        argv = mcp_argv(python, host="codex")
     blocks[mcp_path] = {"mcp": argv, "records": [], "project": None}
     if trust:
         records = cc.trust_records(str(hooks_path), after)

@@ -34,6 +34,7 @@ from goalkeeper.hosts.json_doc import (
     read_document,
     write_document,
 )
+from goalkeeper.hosts.launcher import host_args
 
 TRUST_NOTE = (
     "Gemini CLI runs hooks only in a trusted folder: trust this folder once in an interactive "
@@ -51,7 +52,8 @@ def install_gemini(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
     command = hook_command(python)
     try:
         before, style = read_document(path)
-        after, receipt, changes = add_entries(before, command, mcp_argv(python))
+        server = [*mcp_argv(python), *host_args("gemini")]  # its texts name mcp_goalkeeper_*
+        after, receipt, changes = add_entries(before, command, server)
         old = _read_receipt(rpath)
     except JsonFileError as exc:
         raise fail(str(exc)) from exc

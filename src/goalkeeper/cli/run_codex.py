@@ -55,7 +55,7 @@ def run_codex(
     command = hook_command("codex", sys.executable)  # never written to a file: this machine's
     doc, _ = cc.add_hooks({}, command)
     _trust_flag_hooks(home / "config.toml", cc.trust_records(FLAGS_SOURCE, doc))
-    flags = codex_flags(doc["hooks"], mcp_argv(sys.executable))
+    flags = codex_flags(doc["hooks"], mcp_argv(sys.executable, host="codex"))
     command_line = [*argv[: head + 1], *flags, *argv[head + 1 :]]
     return run_process(command_line, project, dict(os.environ), limit_s, as_json), None
 

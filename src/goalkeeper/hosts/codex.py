@@ -87,6 +87,14 @@ USER_CONFIG = ("hooks.json", "config.toml")
 ``$CODEX_HOME`` (``~/.codex`` by default)."""
 
 
+def tool_names(env: Mapping[str, str]) -> dict[str, str]:
+    """goalkeeper's tools as Codex names them: ``mcp__goalkeeper__todo``, as Claude Code's
+    settings install does. Its hooks see that name, and Codex's own model texts name MCP tools
+    so (``mcp__codex_apps__…``); the model calls it as ``todo`` in the ``mcp__goalkeeper``
+    namespace that ``tool_search`` returns (seen on 0.171.0)."""
+    return TOOL_NAMES
+
+
 def codex_home(env: Mapping[str, str]) -> str:
     """``$CODEX_HOME``, else ``~/.codex``."""
     home = env.get("HOME") or os.path.expanduser("~")
@@ -157,7 +165,7 @@ def _answer(
         host=HOST,
         capabilities=CAPABILITIES,
         clock=clock,
-        tool_names=TOOL_NAMES,
+        tool_names=tool_names(env),
         host_files=host_files(project, env),
     )
     try:

@@ -155,24 +155,35 @@ def hook_command(host: str = "claude", python: str | None = None) -> str:
     return f"{head}\nset -- hook {host}\n{script}"
 
 
-def mcp_argv(python: str | None = None) -> list[str]:
+def mcp_argv(python: str | None = None, host: str = "") -> list[str]:
     """The launcher's public entry point for the MCP server: ``command`` is ``argv[0]``,
-    ``args`` the rest, as ``.mcp.json`` and ``~/.claude.json`` take them."""
-    return ["sh", "-c", launcher_script(python), "goalkeeper", "mcp"]
+    ``args`` the rest, as ``.mcp.json`` and ``~/.claude.json`` take them. ``host`` (Codex,
+    Gemini) ends it with ``--host <host>``: the server names its tools as that host does."""
+    return ["sh", "-c", launcher_script(python), "goalkeeper", "mcp", *host_args(host)]
+
+
+def host_args(host: str) -> list[str]:
+    """``goalkeeper mcp``'s arguments naming the host that starts it (none: Claude Code)."""
+    if host and not host.isalnum():
+        raise ValueError(f"not a host name: {host!r}")
+    return ["--host", host] if host else []
 
 
 _MCP_OURS = lazy_re(r"(?:^|/)goalkeeper$")
 
 
 def is_goalkeeper_mcp(server: object) -> bool:
-    """An MCP server entry written by any version of ``install claude``: the launcher
-    (``sh -c … goalkeeper mcp``), ``<python> -m goalkeeper mcp`` or ``goalkeeper mcp``."""
+    """An MCP server entry written by any version of ``install``: the launcher
+    (``sh -c … goalkeeper mcp``), ``<python> -m goalkeeper mcp`` or ``goalkeeper mcp``, each
+    perhaps ending in ``--host <host>``."""
     if not isinstance(server, dict):
         return False
     command, args = server.get("command"), server.get("args")
     if not isinstance(command, str) or not isinstance(args, list):
         return False
     argv = [command, *args]
+    if argv[-3:-1] == ["mcp", "--host"] and argv[-1].isalnum():  # goalkeeper mcp --host codex
+        argv = argv[:-2]
     if argv[-1:] != ["mcp"] or len(argv) < 2:
         return False
     program = argv[-2]

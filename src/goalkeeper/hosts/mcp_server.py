@@ -5,9 +5,16 @@ evidence, legal transitions) and performs each call, in the session the call bel
 ``workflow_ask`` puts its question to the user as an elicitation form where the client declares
 forms (Claude Code does), as a server request or, on 2026-07-28 connections, in the result.
 
+Which host: ``goalkeeper mcp --host codex|gemini`` as ``install codex`` / ``install gemini``
+write it into the host's MCP registration (Claude Code's passes none). The texts name the tools
+as that host does (``tool_names``), and Gemini's project ``.env`` is kept out of the settings
+(``server_env``). The registration is one of the host files the trust guard keeps the agent
+from writing; and the host only picks names and drops settings, it widens nothing.
+
 Which session: the ``session`` argument goalkeeper's PreToolUse hook writes into the call
-(Claude Code), else ``CLAUDE_CODE_SESSION_ID`` from the server's environment (Claude Code sets it
-for the MCP servers of a session), else ``GOALKEEPER_SESSION``, else ``default``.
+(Claude Code, Codex, Gemini), else ``CLAUDE_CODE_SESSION_ID`` from the server's environment
+(Claude Code sets it for the MCP servers of a session), else ``GOALKEEPER_SESSION``, else
+``default``.
 
 Translation only; the official ``mcp`` SDK's low-level server is used so the tool schema is
 exactly the one the engine declares.
@@ -37,11 +44,36 @@ if TYPE_CHECKING:
 SERVER_NAME = "goalkeeper"
 TOOL_NAME = "todo"
 WORKFLOW_TOOLS = ("workflow", "workflow_active", "workflow_ask")
-"""The server's tools; how the client names them (settings install or plugin) is
-``claude_code.tool_names``, which the engine's texts use."""
+"""The server's tools; how the client names them is the host's ``tool_names``, which the
+engine's texts use."""
+DEFAULT_HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"block", "advise"})
 ASK: frozenset[Capability] = frozenset({"ask"})
 """Added for a client that can show a form (MCP elicitation): ``workflow_ask`` asks the user."""
+
+
+def tool_names(host: str, env: Mapping[str, str]) -> dict[str, str]:
+    """goalkeeper's tools as the model of ``host`` sees them (its host module's
+    ``tool_names``: Claude Code's settings install or plugin, Codex, Gemini CLI)."""
+    import importlib
+
+    from goalkeeper.hosts.hook_client import HOSTS
+
+    names: dict[str, str] = importlib.import_module(HOSTS[host]).tool_names(env)
+    return names
+
+
+def server_env(host: str, env: Mapping[str, str], project: Path, cwd: str) -> dict[str, str]:
+    """The environment the server reads goalkeeper's settings from. Gemini CLI 0.61.0 starts
+    an MCP server with its own environment (``createTransport``: ``process.env``, redacted of
+    secrets only), into which it loaded the project's ``.env``: the agent's file, so a
+    ``GOALKEEPER_EVIDENCE_CHECK=off`` there would let a todo complete on false evidence. Those
+    names are dropped, as for Gemini's hooks (``gemini_env.user_env``)."""
+    if host != "gemini":
+        return dict(env)
+    from goalkeeper.hosts.gemini_env import user_env
+
+    return user_env(env, project, cwd)
 
 
 def session_of(arguments: Mapping[str, Any], env: Mapping[str, str]) -> str:
@@ -58,10 +90,11 @@ def call_todo(
     store: Store | None = None,
     *,
     tool: str = TOOL_NAME,
+    host: str = DEFAULT_HOST,
 ) -> tuple[str, bool]:
     """One call of goalkeeper's ``tool`` (``todo`` or a workflow tool) through the engine: the
     text for the model, and whether it is an error."""
-    return to_tool_result(run_call(project, arguments, env, store, tool=tool))
+    return to_tool_result(run_call(project, arguments, env, store, tool=tool, host=host))
 
 
 def run_call(
@@ -74,11 +107,13 @@ def run_call(
     outcome: Mapping[str, str] | None = None,
     dialogs: bool = False,
     restore: bool = False,
+    host: str = DEFAULT_HOST,
 ) -> tuple[Action, ...]:
     """The engine's actions for one call. ``dialogs``: the client can show a form (so
     ``workflow_ask`` may ask the user); ``outcome``: what the user answered to that form;
     ``restore``: this workflow call is the first of a conversation no session-start hook saw
-    (the workflow guard restores the active work item first). ``_outcome`` and ``_restore`` in
+    (the workflow guard restores the active work item first); ``host``: whose tool names the
+    texts use. ``_outcome`` and ``_restore`` in
     the model's own arguments are dropped: only the host sets them.
 
     A long-lived server passes its ``store`` (one open connection; calls are serialised by the
@@ -93,10 +128,9 @@ def run_call(
         args["_restore"] = True
     own = store is None
     caps = CAPABILITIES | ASK if dialogs else CAPABILITIES
-    from goalkeeper.hosts.claude_code import tool_names  # the plugin's names, or the server's
-
+    names = tool_names(host, env)
     supervisor = Supervisor(
-        project, config, host="mcp", capabilities=caps, store=store, tool_names=tool_names(env)
+        project, config, host="mcp", capabilities=caps, store=store, tool_names=names
     )
     try:
         return supervisor.handle([ToolCall(session_of(arguments, env), tool, args)]).actions
@@ -130,9 +164,9 @@ def to_tool_result(actions: tuple[Action, ...]) -> tuple[str, bool]:
     return "\n\n".join(parts) or "{}", False
 
 
-def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
+def tool_list(project: Path, env: Mapping[str, str], host: str = DEFAULT_HOST) -> list[Any]:
     """``todo``, ``goal_approval`` and, when the workflow catalog loads, the three workflow
-    tools."""
+    tools (whose descriptions name each other as ``host`` does)."""
     import mcp_types as types
 
     from goalkeeper.core.messages import make_say
@@ -156,9 +190,7 @@ def tool_list(project: Path, env: Mapping[str, str]) -> list[Any]:
         from goalkeeper.store.catalog_files import load_catalog
 
         catalog = load_catalog(project, load_config(project, env).catalog).catalog
-        from goalkeeper.hosts.claude_code import tool_names
-
-        specs = workflow_tools(catalog, say, tool_names(env), session_field=True)
+        specs = workflow_tools(catalog, say, tool_names(host, env), session_field=True)
     except Exception:  # the todo tool must keep working whatever the catalog does
         return tools
     for spec, name in zip(specs, WORKFLOW_TOOLS, strict=True):
@@ -287,16 +319,16 @@ def answered_form(params: Any, now: float | None = None) -> dict[str, str] | Non
     return retry_outcome(dialog, str(action), found, waited)
 
 
-def serve(project: Path) -> int:
-    """Run the MCP server on stdin/stdout until the client closes it."""
+def serve(project: Path, host: str = DEFAULT_HOST) -> int:
+    """Run the MCP server for ``host`` on stdin/stdout until the client closes it."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
-    env = dict(os.environ)
-    tools = tool_list(project, env)
+    env = server_env(host, os.environ, project, os.getcwd())
+    tools = tool_list(project, env, host)
     known = {t.name for t in tools}
     store = Store(project)  # one connection for the server's life; calls take turns on it
     turn = threading.Lock()
@@ -326,6 +358,7 @@ def serve(project: Path) -> int:
                 outcome=outcome,
                 dialogs=dialogs,
                 restore=fresh,
+                host=host,
             )
         if name in WORKFLOW_TOOLS and not any(isinstance(a, Block) for a in actions):
             restored.add(who)
