@@ -101,6 +101,7 @@ def _register_commands() -> None:
         catalog_cmd,
         config_cmd,
         demo,
+        doctor,
         gates,
         goal,
         goal_tests,
@@ -141,6 +142,7 @@ def _register_commands() -> None:
         config_cmd,
         allow,
         catalog_cmd,
+        doctor,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

@@ -317,18 +317,35 @@ def baked_python(scope: Scope, project: Path) -> str | None:
 
 def launcher_finds(project: Path, python: str | None) -> bool:
     """Whether the hooks' launcher, run here as Claude Code would run it, finds goalkeeper."""
+    return launcher_version(project, python) is not None
+
+
+def launcher_version(
+    project: Path, python: str | None, extra_env: dict[str, str] | None = None, timeout: float = 60
+) -> str | None:
+    """What ``goalkeeper --version`` prints when the hooks' launcher (our own script, with
+    ``python`` as its fallback) runs it in ``project`` as a host would; ``None`` when it finds
+    no goalkeeper, fails or outlasts ``timeout``. ``extra_env``: variables the host adds (the
+    user's ``GOALKEEPER_PYTHON`` from its own settings)."""
     import os
     import subprocess
 
     from goalkeeper.hosts.launcher import launcher_script
 
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
+    env = {**os.environ, **(extra_env or {}), "CLAUDE_PROJECT_DIR": str(project)}
     argv = ["sh", "-c", launcher_script(python), "goalkeeper", "--version"]
     try:
-        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, timeout=60)
+        done = subprocess.run(
+            argv,
+            cwd=project,
+            env=env,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
 
 
 def missing_paths(paths: list[Path], project: Path, home: Path) -> tuple[str, ...]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
+from goalkeeper.hosts.findings import Finding
 from goalkeeper.hosts.pi_install import (
     PiScope,
     bridge_argv,
@@ -113,3 +115,98 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def pi_findings(
+    layer: str,
+    path: Path,
+    text: str,
+    trust: Mapping[str, object] | None,
+    agent_settings: Mapping[str, object],
+    project: Path,
+) -> list[Finding]:
+    """``goalkeeper doctor``'s findings for one installed Pi extension (``text``: the file).
+
+    Pi loads ``.pi/extensions/*.ts`` (project) and ``<agent dir>/extensions`` (user); the
+    extension starts the command install wrote into it (``INSTALLED_COMMAND``), which doctor
+    reads but never runs (the project's copy is the agent's to write). Pi 1.6.0 loads the
+    project's ``.pi/`` only in a trusted project and skips it silently in print, JSON and RPC
+    modes (``/work/shared/reference/pi-host.md`` §2.3; ``core/trust-manager.js``): the nearest
+    entry of ``<agent dir>/trust.json`` at or above the folder (``true``/``false``), else the
+    global ``"defaultProjectTrust": "always"``."""
+    import json
+    import re
+
+    scope = " --user" if layer == "user" else ""
+    if not is_ours(text):
+        return [
+            Finding(
+                "pi",
+                "extension",
+                False,
+                f"{path} was not written by goalkeeper or was changed since",
+                f"move it away, then goalkeeper install pi{scope}",
+            )
+        ]
+    out = [Finding("pi", "extension", True, f"{layer} {path}")]
+    match = re.search(r"const INSTALLED_COMMAND: string\[\] \| null = (\[.*\]);", text)
+    try:
+        argv = json.loads(match.group(1)) if match else None
+    except ValueError:
+        argv = None
+    python = str(argv[0]) if isinstance(argv, list) and argv else ""
+    if argv == bridge_argv():
+        out.append(Finding("pi", "runnable", True, f"starts this goalkeeper ({python})"))
+    elif not (os.path.isabs(python) and os.access(python, os.X_OK)):
+        out.append(
+            Finding(
+                "pi",
+                "runnable",
+                False,
+                f"the extension starts {python or 'nothing'}, which is not an interpreter here",
+                f"goalkeeper install pi{scope}",
+            )
+        )
+    else:
+        out.append(
+            Finding(
+                "pi",
+                "runnable",
+                True,
+                f"the extension starts {python}, not this goalkeeper's {bridge_argv()[0]} "
+                "(not run: doctor does not start interpreters a file names)",
+                f"goalkeeper install pi{scope} (from the goalkeeper you mean)",
+                warn=True,
+            )
+        )
+    if layer == "project":
+        out.append(_pi_trust(trust or {}, agent_settings, project))
+    return out
+
+
+def _pi_trust(
+    trust: Mapping[str, object], agent_settings: Mapping[str, object], project: Path
+) -> Finding:
+    folder = str(project)
+    while True:
+        decision = trust.get(folder)
+        if decision is True:
+            return Finding("pi", "project-trust", True, f"{folder} is trusted (trust.json)")
+        if decision is False:
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if decision is not False and agent_settings.get("defaultProjectTrust") == "always":
+        return Finding("pi", "project-trust", True, 'defaultProjectTrust is "always"')
+    why = "marked untrusted" if decision is False else "not trusted"
+    return Finding(
+        "pi",
+        "project-trust",
+        False,
+        f"{project} is {why}: Pi (1.6.0) skips the project's .pi/extensions without a word in "
+        "print, JSON and RPC modes",
+        "run /trust in Pi once in this project (or pass --approve), or: goalkeeper install pi "
+        "--user",
+    )

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from goalkeeper.hosts.codex import HOOK_EVENTS, PRE_TOOL_MATCHER
+from goalkeeper.hosts.findings import Finding
 
 HOOK_TIMEOUT_S = 60
 EVENT_LABELS = {
@@ -259,3 +260,118 @@ def check_toml(text: str) -> None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"would not be valid TOML with goalkeeper's tables ({exc})") from exc
+
+
+def _our_command(command: object) -> bool:
+    return isinstance(command, str) and command.startswith(MARK)
+
+
+def layer_findings(
+    layer: str,
+    hooks_file: str,
+    doc: Mapping[str, Any],
+    user_config: Mapping[str, Any],
+    layer_config: Mapping[str, Any],
+    project_keys: tuple[str, ...] = (),
+) -> list[Finding]:
+    """``goalkeeper doctor``'s findings for one Codex layer holding goalkeeper's hooks
+    (``layer``: ``project`` or ``user``), all from documents already read: ``doc`` the hooks
+    file, ``user_config`` ``$CODEX_HOME/config.toml`` (where Codex reads trust: records in a
+    project's config are ignored, codex-offline-e2e.md §6), ``layer_config`` the layer's own
+    ``config.toml`` (the MCP server), ``project_keys`` the ``[projects."<path>"]`` keys that
+    would trust a project layer (the project folder, then its git root), first match wins.
+
+    Codex 0.171.0 runs a handler only when ``[hooks.state."<file>:<event>:<group>:<handler>"]
+    trusted_hash`` equals its current hash (``trusted_hash``); a handler changed since (even its
+    timeout) is "modified", and ``enabled = false`` there disables it: all three are skipped
+    without a word. Without project trust the whole ``<repo>/.codex/`` layer is ignored
+    (hooks and MCP servers alike). Sources: codex-rs ``hooks`` (``command_hook_hash``), the
+    offline recipe (``/work/shared/reference/codex-offline-e2e.md`` §5, §6)."""
+    from goalkeeper.hosts.findings import coverage, dig, handler_events
+
+    scope = " --user" if layer == "user" else ""
+    fix = f"goalkeeper install codex{scope} --trust"
+    found = handler_events(doc.get("hooks"), HOOK_EVENTS, _our_command)
+    out = [
+        coverage(
+            "codex", f"{layer} {hooks_file}", found, HOOK_EVENTS, f"goalkeeper install codex{scope}"
+        )
+    ]
+    if project_keys:
+        out.append(_project_trust(dig(user_config, "projects"), project_keys, fix))
+    untrusted, stale, disabled = [], [], []
+    state = dig(user_config, "hooks", "state")
+    records = trust_records(hooks_file, doc)
+    for key, digest in records:
+        entry = state.get(key) if isinstance(state, dict) else None
+        label = key.rsplit(":", 3)[1]
+        if isinstance(entry, dict) and entry.get("enabled") is False:
+            disabled.append(label)
+        elif not isinstance(entry, dict) or "trusted_hash" not in entry:
+            untrusted.append(label)
+        elif entry.get("trusted_hash") != digest:
+            stale.append(label)
+    problems = [
+        *([f"not trusted: {', '.join(untrusted)}"] if untrusted else []),
+        *([f"changed since trusted (stale hash): {', '.join(stale)}"] if stale else []),
+        *([f"disabled (enabled = false): {', '.join(disabled)}"] if disabled else []),
+    ]
+    if problems:
+        detail = f"{len(records) - len(untrusted) - len(stale) - len(disabled)} of {len(records)} "
+        detail += f"handlers trusted; {'; '.join(problems)}: Codex skips those without a word"
+        fix_text = (
+            fix
+            if not disabled
+            else f"remove `enabled = false` from [hooks.state] in the user config, then {fix}"
+        )
+        out.append(Finding("codex", "trust", False, detail, fix_text))
+    elif records:
+        out.append(Finding("codex", "trust", True, f"all {len(records)} handlers trusted"))
+    server = dig(layer_config, "mcp_servers", "goalkeeper")
+    if not isinstance(server, dict):
+        out.append(
+            Finding(
+                "codex",
+                "mcp",
+                False,
+                f"no 'goalkeeper' MCP server in the {layer} config.toml: the hooks point the "
+                "agent at mcp__goalkeeper__* tools",
+                f"goalkeeper install codex{scope}",
+            )
+        )
+    elif server.get("enabled") is False:
+        out.append(
+            Finding(
+                "codex",
+                "mcp",
+                False,
+                "the 'goalkeeper' MCP server has enabled = false",
+                "remove `enabled = false` from [mcp_servers.goalkeeper]",
+            )
+        )
+    else:
+        out.append(Finding("codex", "mcp", True, f"'goalkeeper' MCP server in the {layer} config"))
+    return out
+
+
+def _project_trust(projects: object, keys: tuple[str, ...], fix: str) -> Finding:
+    for key in keys:
+        level = projects.get(key, {}) if isinstance(projects, dict) else {}
+        level = level.get("trust_level") if isinstance(level, dict) else None
+        if level == "trusted":
+            return Finding("codex", "project-trust", True, f"project {key} is trusted")
+        if level is not None:
+            return Finding(
+                "codex",
+                "project-trust",
+                False,
+                f'project {key} has trust_level = "{level}": Codex ignores its .codex/ layer',
+                fix,
+            )
+    return Finding(
+        "codex",
+        "project-trust",
+        False,
+        f"project {keys[0]} is not trusted: Codex ignores its .codex/ layer (hooks and MCP server)",
+        fix,
+    )

@@ -11,6 +11,8 @@ hooks and settings are never touched. Pure: dictionaries in, dictionaries out.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +20,7 @@ from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.hosts.claude_settings import drop_handlers, put_handler
+from goalkeeper.hosts.findings import Finding, coverage, dig, handler_events, our_commands
 from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
 from goalkeeper.hosts.json_doc import JsonFileError
 from goalkeeper.hosts.launcher import is_goalkeeper_mcp
@@ -34,6 +37,7 @@ completions go through goalkeeper's todo tool, with evidence). AfterTool has no 
 call is counted."""
 MCP_SERVER = "goalkeeper"
 LAUNCHER_VAR = "GOALKEEPER_PYTHON"
+TRUST_VAR = "GEMINI_CLI_TRUST_WORKSPACE"
 GEMINI_EXCLUDED_DEFAULT = ("DEBUG", "DEBUG_MODE")
 """``advanced.excludedEnvVars``'s default in 0.61.0: the variables Gemini does not take from a
 project's ``.env``. Install adds ``GOALKEEPER_PYTHON``: the launcher runs the interpreter it
@@ -218,3 +222,141 @@ def load_receipt(raw: dict[str, Any]) -> Receipt:
         strings(raw.get("created_paths")),
         str(raw.get("excluded")) if raw.get("excluded") in ("created", "added") else "",
     )
+
+
+def folder_trust(
+    user_settings: Mapping[str, Any],
+    trusted_folders: Mapping[str, Any] | None,
+    project: str,
+    env: Mapping[str, str],
+) -> Finding:
+    """Whether Gemini CLI 0.61.0 trusts ``project`` (a real path), as ``checkPathTrust`` decides
+    (packages/core/src/utils/trust.ts in the bundle): ``GEMINI_RESTRICTED_MODE=true`` or
+    ``GEMINI_CLI_TRUST_WORKSPACE=false`` → no; ``GEMINI_CLI_TRUST_WORKSPACE=true`` → yes;
+    ``security.folderTrust.enabled`` false in the user (or system) settings → yes (a project
+    cannot switch it off for itself: the trust check merges user and system settings only);
+    else the longest rule of ``trustedFolders.json`` that contains the folder (``TRUST_PARENT``
+    stands for its rule's parent), ``DO_NOT_TRUST`` or no rule → no. Untrusted, Gemini registers
+    no settings hooks at all (``hookRegistry.processHooksFromConfig``) and a headless run exits
+    55 before any request."""
+    fix = (
+        f"trust the folder once: run `gemini` in {project} and choose to trust it (headless: "
+        "--skip-trust or GEMINI_CLI_TRUST_WORKSPACE=true)"
+    )
+    if env.get("GEMINI_RESTRICTED_MODE") == "true" or env.get(TRUST_VAR) == "false":
+        return Finding("gemini", "folder-trust", False, f"{TRUST_VAR}/restricted mode say no", fix)
+    if env.get(TRUST_VAR) == "true":
+        return Finding(
+            "gemini", "folder-trust", True, f"{TRUST_VAR}=true in this environment", warn=True
+        )
+    if dig(user_settings, "security", "folderTrust", "enabled") is False:
+        return Finding("gemini", "folder-trust", True, "folder trust is switched off")
+    best, level = -1, None
+    for rule, value in (trusted_folders or {}).items():
+        if value not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            continue
+        base = os.path.realpath(os.path.dirname(rule) if value == "TRUST_PARENT" else rule)
+        inside = project == base or project.startswith(base.rstrip("/") + "/")
+        if inside and len(rule) > best:
+            best, level = len(rule), value
+    if level in ("TRUST_FOLDER", "TRUST_PARENT"):
+        return Finding("gemini", "folder-trust", True, f"{project} is a trusted folder")
+    why = "marked DO_NOT_TRUST" if level else "not a trusted folder"
+    return Finding(
+        "gemini",
+        "folder-trust",
+        False,
+        f"{project} is {why}: Gemini CLI registers no settings hooks there (and a headless "
+        "run exits 55)",
+        fix,
+    )
+
+
+def layer_findings(
+    layer: str,
+    path: str,
+    settings: Mapping[str, Any],
+    seen_hooks: object,
+) -> list[Finding]:
+    """``goalkeeper doctor``'s findings for one settings file holding goalkeeper's hooks:
+    all events present, the MCP server the hooks point the agent at (``mcp__goalkeeper__*``),
+    ``GOALKEEPER_PYTHON`` in ``advanced.excludedEnvVars`` (else a project
+    ``.env`` chooses the interpreter the launcher runs: ``hosts.gemini_env``). For the project
+    layer, ``seen_hooks`` (``~/.gemini/trusted_hooks.json``'s list for this project, keys
+    ``name:command``, ``TrustedHooksManager``): a hook not seen before makes Gemini print a
+    warning once and run it anyway (docs/hooks/best-practices.md, "Project Hook Security")."""
+    scope = " --user" if layer == "user" else ""
+    reinstall = f"goalkeeper install gemini{scope}"
+    found = handler_events(settings.get("hooks"), HOOK_EVENTS, is_goalkeeper_command)
+    out = [coverage("gemini", f"{layer} {path}", found, HOOK_EVENTS, reinstall)]
+    server = dig(settings, "mcpServers", MCP_SERVER)
+    if is_goalkeeper_mcp(server):
+        out.append(Finding("gemini", "mcp", True, f"'goalkeeper' MCP server in {path}"))
+    else:
+        out.append(
+            Finding(
+                "gemini",
+                "mcp",
+                False,
+                f"no goalkeeper MCP server in {path}: the hooks point the agent at "
+                "mcp__goalkeeper__* tools",
+                reinstall,
+            )
+        )
+    excluded = dig(settings, "advanced", "excludedEnvVars")
+    if not (isinstance(excluded, list) and LAUNCHER_VAR in excluded):
+        out.append(
+            Finding(
+                "gemini",
+                "excluded-env",
+                False,
+                f"{LAUNCHER_VAR} is not in advanced.excludedEnvVars of {path}: a project .env "
+                "could choose the interpreter goalkeeper's hooks run",
+                reinstall,
+            )
+        )
+    if layer == "project":
+        seen = set(seen_hooks) if isinstance(seen_hooks, list) else set()
+        commands = our_commands(settings.get("hooks"), is_goalkeeper_command)
+        new = [c for c in commands if f"{HOOK_NAME}:{c}" not in seen]
+        if new:
+            out.append(
+                Finding(
+                    "gemini",
+                    "new-project-hooks",
+                    True,
+                    "Gemini has not seen these project hooks yet: it prints a warning once, "
+                    "then runs them",
+                    warn=True,
+                )
+            )
+    return out
+
+
+def switch_findings(path: str, settings: Mapping[str, Any]) -> list[Finding]:
+    """The switches of any settings file (user or project, whether it holds goalkeeper's hooks
+    or not) that stop them: ``hooksConfig.enabled`` false (no hook runs at all) and
+    ``hooksConfig.disabled`` naming goalkeeper's hook (docs/reference/configuration.md)."""
+    out: list[Finding] = []
+    if dig(settings, "hooksConfig", "enabled") is False:
+        out.append(
+            Finding(
+                "gemini",
+                "hooks-enabled",
+                False,
+                f"{path} sets hooksConfig.enabled to false: no hook runs",
+                f'remove "hooksConfig": {{"enabled": false}} from {path}',
+            )
+        )
+    disabled = dig(settings, "hooksConfig", "disabled")
+    if isinstance(disabled, list) and HOOK_NAME in disabled:
+        out.append(
+            Finding(
+                "gemini",
+                "hooks-enabled",
+                False,
+                f"{path} lists {HOOK_NAME!r} in hooksConfig.disabled",
+                f"remove {HOOK_NAME!r} from hooksConfig.disabled in {path}",
+            )
+        )
+    return out
