@@ -283,3 +283,37 @@ def snapshot(*folders: Path) -> dict[str, bytes | None]:
         for p in sorted(folder.rglob("*"))
         if "__pycache__" not in p.parts
     }
+
+
+def test_the_launcher_finding_another_goalkeeper_version_is_a_problem(
+    dirs: tuple[Path, Path], capsys: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install("codex", "--trust")
+    fake = tmp_path / "old" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\necho 'goalkeeper, version 0.0.1'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("GOALKEEPER_PYTHON", str(fake))
+    code, data = doctor(capsys, "codex")
+    runnable = failed(host(data, "codex"))["runnable"]
+    assert code == 1 and "finds goalkeeper 0.0.1" in runnable["detail"]
+
+
+def test_a_hook_command_of_another_version_is_noted_and_still_probed(
+    dirs: tuple[Path, Path], capsys: Any
+) -> None:
+    project, _ = dirs
+    install("claude")
+    settings = project / ".claude" / "settings.json"
+    text = settings.read_text()
+    doc = json.loads(text)
+    for groups in doc["hooks"].values():
+        for group in groups:
+            for h in group["hooks"]:
+                h["command"] = "goalkeeper hook claude"  # what an early version wrote
+    settings.write_text(json.dumps(doc))
+    code, data = doctor(capsys, "claude")
+    rep = host(data, "claude")
+    current = next(f for f in rep["findings"] if f["check"] == "current")
+    assert code == 0 and current["warn"] and current["fix"] == "goalkeeper install claude"
+    assert any(f["check"] == "runnable" and f["ok"] for f in rep["findings"])
