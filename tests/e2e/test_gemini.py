@@ -13,6 +13,7 @@ listed latest stage first.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -390,3 +391,100 @@ def test_a_planted_goalkeeper_python_in_the_projects_env_file_is_not_run(
     assert "Hook system message: goalkeeper paused: [PDCA] complete was refused 3 times" in (
         run.stderr
     )
+
+
+# -------------------------------------------------------------------------------------------
+# 8. The workflow tools over MCP: a route started, its state recorded, an illegal move refused;
+#    every goalkeeper tool a text names is one Gemini's model has (mcp_goalkeeper_*).
+# -------------------------------------------------------------------------------------------
+GATEWAY = "mcp_goalkeeper_workflow"
+ACTIVE = "mcp_goalkeeper_workflow_active"
+ILLEGAL = (
+    "Cannot transition hard-bug from diagnosing-bugs to handoff. Allowed next procedures: "
+    "implement, code-review."
+)
+STILL_ACTIVE = "is still active"
+TOOL_MENTION = re.compile(r"\bmcp_\w+")
+
+
+def call(tool: str, **args: Any) -> list[dict[str, Any]]:
+    return [{"functionCall": {"name": tool, "args": args}}]
+
+
+def offered(request: dict[str, Any]) -> dict[str, str]:
+    """The functions a request offers the model: name → description."""
+    return {
+        d["name"]: d.get("description", "")
+        for t in request["body"].get("tools", [])
+        for d in t.get("functionDeclarations", [])
+    }
+
+
+def test_a_workflow_route_starts_over_mcp_and_an_illegal_move_is_refused(
+    gemini_case: GeminiCase,
+) -> None:
+    """The model starts hard-bug with goalkeeper's gateway tool and gets the diagnosing
+    procedure; the server lists the phase tool once a workflow is active, and Gemini offers it
+    in the next request; a jump to handoff is refused with the allowed moves; the stop while
+    the work item is active is sent back once, naming the phase tool as Gemini names it."""
+    case = gemini_case
+    case.install()
+    rules = [
+        {"name": "stop-again", "when": {"last_contains": STILL_ACTIVE},
+         "reply": text("The work item waits for the user's reproduction.")},
+        {"name": "stop", "when": {"last_contains": "Cannot transition hard-bug"},
+         "reply": text("Handoff is not allowed yet; I stop here.")},
+        {"name": "illegal", "when": {"last_contains": "procedure/diagnosing-bugs"},
+         "reply": call(ACTIVE, action="transition", target="handoff")},
+        {"name": "start", "reply": call(GATEWAY, mode="workflow", route="hard-bug")},
+    ]  # fmt: skip
+    run = case.run(rules, prompt="Fix the login redirect bug.", extra_env=TODO_ENV)
+    assert run.rules == ["start", "illegal", "stop", "stop-again"], run.describe()
+    assert_clean_exit(run)
+    first, second = offered(run.requests[0]), offered(run.requests[1])
+    assert GATEWAY in first and ACTIVE not in first, sorted(first)  # listed once active
+    assert ACTIVE in second, sorted(second)
+    (started,) = function_responses(newest_entry(run.requests[1]))
+    assert "Route: hard-bug" in str(started) and "Phase: feedback-loop" in str(started)
+    (refusal,) = function_responses(newest_entry(run.requests[2]))
+    assert ILLEGAL in str(refusal), refusal
+    (nudge,) = texts(newest_entry(run.requests[3]))
+    assert STILL_ACTIVE in nudge and ACTIVE in nudge, nudge
+    # every goalkeeper tool named to the model (descriptions, results, the nudge) is Gemini's
+    said = json.dumps([second, started["response"], refusal["response"], nudge])
+    named = {n for n in TOOL_MENTION.findall(said) if "goalkeeper" in n}
+    assert named and named <= set(second), named
+    session = run.events[0]["session_id"]
+    records = [e["data"] for e in case.journal({"workflow"})]
+    assert [(r["route"], r["procedure"], r["status"]) for r in records] == [
+        ("hard-bug", "diagnosing-bugs", "active")
+    ], records
+    shown = case.goalkeeper("workflow", "status", "--json", "--session", session).stdout
+    active = json.loads(shown)["workflow"]  # goalkeeper's record of Gemini's session
+    assert (active["route"], active["procedure"]) == ("hard-bug", "diagnosing-bugs"), shown
+
+
+def test_a_projects_env_file_cannot_switch_off_the_evidence_check_of_the_mcp_todo_tool(
+    gemini_case: GeminiCase,
+) -> None:
+    """Gemini starts goalkeeper's MCP server with its own environment, into which it loaded the
+    project's ``.env``: ``GOALKEEPER_EVIDENCE_CHECK=off`` there let a todo complete on a claimed
+    edit of a file that does not exist. The server Gemini starts reads no setting from it."""
+    case = gemini_case
+    case.install()
+    (case.proj / ".env").write_text("GOALKEEPER_EVIDENCE_CHECK=off\n", "utf-8")
+    claim = {"kind": "state", "evidence": [{"type": "file", "path": "nothere.py", "op": "edit"}]}
+    rules = [
+        {"name": "stop", "when": {"contains": "there is no such file"},
+         "reply": text("The evidence was refused; nothing is done yet.")},
+        {"name": "complete", "when": {"last_has_function_response": True},
+         "reply": todo(action="update", id=1, status="completed", metadata={"evidence": claim})},
+        {"name": "create", "reply": todo(action="create", subject="greet.sh prints hello")},
+    ]  # fmt: skip
+    run = case.run(rules, extra_env=TODO_ENV)
+    assert run.rules[:3] == ["create", "complete", "stop"], run.describe()
+    (refusal,) = function_responses(newest_entry(run.requests[2]))
+    assert "there is no such file" in str(refusal["response"]), refusal
+    session = run.events[0]["session_id"]
+    out = json.loads(case.goalkeeper("todo", "list", "--json", "--session", session).stdout)
+    assert [t["status"] for t in out["result"]["tasks"]] == ["pending"], out
