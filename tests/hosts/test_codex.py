@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.codex import answer_hook, own_prompt, patch_targets, tool_calls
+from goalkeeper.hosts.codex import (
+    answer_hook,
+    cd_folders,
+    own_prompt,
+    patch_targets,
+    tool_calls,
+)
 from goalkeeper.hosts.codex_transcript import read_tail
 
 SID = "01a231e7-09a5-79f0-abc7-557566b5049b"
@@ -367,6 +373,19 @@ def test_a_cold_codex_session_start_imports_only_what_it_uses(tmp_path: Path) ->
 
 def shell_patch(body: str, prefix: str = "") -> str:
     return f"{prefix}apply_patch <<'EOF'\n{body}EOF"
+
+
+def test_a_shell_patch_is_judged_from_every_folder_its_cds_lead_to(project: Path) -> None:
+    """``cd a && cd b && apply_patch`` writing ``../../.codex/hooks.json`` writes Codex's hooks:
+    judged from the first ``cd`` alone, it was let through."""
+    ask(project, "SessionStart", source="startup")
+    (project / "a" / "b").mkdir(parents=True)
+    two = shell_patch(add_file("../../.codex/hooks.json", "{}"), "cd a && cd b && ")
+    assert denied(bash(project, two))
+    semi = shell_patch(add_file("../.codex/config.toml", "x"), "cd a; pushd b; cd .. && ")
+    assert denied(bash(project, semi))
+    assert not denied(bash(project, shell_patch(add_file("notes.txt"), "cd a && cd b && ")))
+    assert cd_folders("cd a && cd b && cd /tmp && cd c") == ("a", "b", "a/b", "/tmp", "c", "/tmp/c")
 
 
 def test_a_patch_through_the_shell_tool_is_judged_as_its_writes(project: Path) -> None:

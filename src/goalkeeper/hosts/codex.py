@@ -219,9 +219,9 @@ def tool_calls(sid: str, name: str, tool_input: Mapping[str, Any]) -> tuple[Tool
     if name == PATCH_TOOL:
         targets = patch_targets(command) or ("",)
     elif name == "Bash" and _SHELL_PATCH.search(command):
-        base = _CD_PREFIX.match(command)
         found = patch_targets(command) or ("",)
-        targets = (*found, *(_joined(base.group(2), t) for t in found if base and t))
+        joined = (_joined(folder, t) for folder in cd_folders(command) for t in found if t)
+        targets = tuple(dict.fromkeys((*found, *joined)))
     else:
         return (ToolCall(sid, name, dict(tool_input)),)
     writes = tuple(ToolCall(sid, PATCH_TOOL, {"file_path": t, "command": command}) for t in targets)
@@ -229,7 +229,24 @@ def tool_calls(sid: str, name: str, tool_input: Mapping[str, Any]) -> tuple[Tool
 
 
 _SHELL_PATCH = lazy_re(r"(?:^|[\s;&|(`'\"])(?:apply_patch|applypatch)\b")
-_CD_PREFIX = lazy_re(r"\A\s*cd\s+(['\"]?)([^\s'\";&|]+)\1\s*&&")
+_CD = lazy_re(r"(?:^|[\s;&|(`])(?:cd|pushd)\s+(['\"]?)([^\s'\";&|()`]+)\1")
+
+
+def cd_folders(command: str) -> tuple[str, ...]:
+    """Every folder a patch after the ``cd`` commands of ``command`` may run in, from the session's
+    folder: each ``cd`` alone and each chain of them in order (``cd a && cd b`` gives ``a``,
+    ``a/b`` and ``b``). A patch's path is judged from each (and as it is): judging one more
+    path than it writes refuses nothing honest, while one ``cd`` too few let ``cd a && cd b
+    && apply_patch`` write ``../../.codex/hooks.json`` unjudged. A folder only known when the
+    command runs (``cd "$(mktemp -d)"``) is beyond what a reading of the text can place."""
+    folders: dict[str, None] = {}
+    chain = ""
+    for match in _CD.finditer(command):
+        folder = match.group(2)
+        chain = folder if folder.startswith(("/", "~")) or not chain else _joined(chain, folder)
+        folders.setdefault(folder, None)
+        folders.setdefault(chain, None)
+    return tuple(folders)
 
 
 def _joined(folder: str, path: str) -> str:
