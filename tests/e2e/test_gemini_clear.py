@@ -4,8 +4,9 @@ scripted fake Gemini API (issue 14, item 2).
 goalkeeper answers the stuck settle with AfterAgent ``decision: deny`` and
 ``hookSpecificOutput.clearContext``: Gemini starts a new chat and sends the reason into it. The
 model request after it must hold none of the earlier turns (the user's prompt, the model's
-replies, the SessionStart context) and all of goalkeeper's anchors (the stuck note, the goal,
-the plan): what the fake server received is the proof.
+replies) and all of goalkeeper's anchors (the stuck note, the goal, the plan) and, once, what
+the session's start said (the guidance, the todo rule): what the fake server received is the
+proof.
 """
 
 from __future__ import annotations
@@ -64,13 +65,18 @@ def test_the_stuck_re_plan_starts_a_fresh_context_that_holds_the_anchors(
 
     before, after = (json.dumps(r["body"]["contents"], ensure_ascii=False) for r in run.requests)
     assert PROMPT in before and "<hook_context>" in before  # what there was to clear
-    for gone in (PROMPT, EARLY, "<hook_context>"):
+    for gone in (PROMPT, EARLY):
         assert gone not in after, (gone, after)
-    # the new chat is Gemini's environment context and this continuation, nothing else
+    # the new chat is Gemini's environment context and this continuation, nothing else; the
+    # continuation's BeforeAgent gives back what the session's start said (the chat that held
+    # it is gone): the guidance and the todo rule, once, in front of the continuation
     (entry,) = run.requests[1]["body"]["contents"]
-    environment, fresh = texts(entry)
+    environment, *rest = texts(entry)
     assert environment.startswith("<session_context>"), environment
-    assert fresh.startswith("1 rounds without a tool call"), fresh
+    fresh = "\n".join(rest)
+    assert fresh.count("keeps this task on its plan until it is proven done") == 1, fresh
+    assert "Todo duty (goalkeeper)" in fresh and "mcp_goalkeeper_todo" in fresh
+    assert "1 rounds without a tool call" in fresh
     assert CLEARED in fresh
     assert GOAL in fresh and f"`{VERIFY}`" in fresh  # the goal's anchors
     plan = str(case.plan_path("greet").relative_to(case.proj))

@@ -245,7 +245,13 @@ def test_the_stuck_re_plan_clears_geminis_context_and_carries_the_anchors(
     reason = env_answer["reason"]
     assert "goalkeeper cleared the conversation" in reason
     assert "plan/greet.md" in reason and "A user who runs greet.sh sees a friendly" in reason
-    assert _hook_env(project, "BeforeAgent", {"GOALKEEPER_STUCK": "1"}, prompt=reason) == {}
+    back = _hook_env(project, "BeforeAgent", {"GOALKEEPER_STUCK": "1"}, prompt=reason)
+    context = back["hookSpecificOutput"]["additionalContext"]  # the cleared chat's start, again
+    assert "keeps this task on its plan until it is proven done" in context
+    assert "Todo duty (goalkeeper)" in context and "mcp_goalkeeper_todo" in context
+    again = _hook_env(project, "BeforeAgent", {"GOALKEEPER_STUCK": "1"}, prompt=reason)
+    user_turn = again["hookSpecificOutput"]["additionalContext"]  # the same text again: the user's
+    assert "Plan anchors" in user_turn and "proven done" not in user_turn
 
 
 def test_a_continuation_that_is_not_the_stuck_re_plan_does_not_clear(project: Path) -> None:

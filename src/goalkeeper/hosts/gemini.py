@@ -17,6 +17,8 @@ Translation only (see ``../shared/reference/gemini-offline-e2e.md``; Gemini CLI 
   With ``hookSpecificOutput.clearContext`` (``ClearContext``: the stuck rule's re-plan) Gemini
   starts a new chat (``resetChat``: system prompt and environment only; the screen keeps the
   turns) and sends the reason into it: the reason carries the goal's and the plan's anchors.
+  That reason's ``BeforeAgent`` is then a ``SessionStart("clear")``: what the session's start
+  said (the guidance, the todo rule, the workflow routes and procedure) was in the chat cleared.
 - ``PreCompress`` fires before every model call, compressed or not (0.61.0): nothing to say.
 
 ``answer_hook`` is the only broad ``except``: any failure answers ``{"systemMessage": …}`` and
@@ -97,6 +99,7 @@ MAX_RUNS = 200
 
 # host_state keys (the session's host bookkeeping)
 RUNS, CALLS, SENT, SEEN = "gemini_runs", "gemini_calls", "gemini_continuation", "gemini_seen"
+CLEARED = "gemini_cleared"  # the continuation sent cleared the chat
 
 
 def host_files(project: Path | str, env: Mapping[str, str]) -> tuple[str, ...]:
@@ -248,13 +251,16 @@ def to_events(
     sid = hook.session_id
     if hook.event == "SessionStart":
         source = hook.source if hook.source in ("startup", "resume", "clear") else "other"
-        return (SessionStart(sid, source),), {RUNS: [], CALLS: 0, SENT: None, SEEN: None}  # type: ignore[arg-type]
+        started = {RUNS: [], CALLS: 0, SENT: None, SEEN: None, CLEARED: None}
+        return (SessionStart(sid, source),), started  # type: ignore[arg-type]
     if hook.event == "BeforeAgent":
         prompt = hook.prompt or ""
         if stored.get(SENT) is not None and prompt == stored.get(SENT):
+            if stored.get(CLEARED):  # into a new chat: what the start said is gone with the old
+                return (SessionStart(sid, "clear"),), {SENT: None, CLEARED: None}
             return (), {SENT: None}
         # a new prompt: its response starts afresh, and what ran before it is not this run's
-        fresh: dict[str, Any] = {SENT: None, SEEN: None, RUNS: [], CALLS: 0}
+        fresh: dict[str, Any] = {SENT: None, SEEN: None, RUNS: [], CALLS: 0, CLEARED: None}
         return (UserPrompt(sid, user_text(prompt)), BeforeAgentStart(sid)), fresh
     if hook.event == "BeforeTool":
         return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
@@ -284,7 +290,8 @@ def _after_answer(
     when it comes back as a prompt), and a refused tool call as a run (no AfterTool follows)."""
     if hook.event == "AfterAgent":
         reason = _continuation(actions)
-        return {SENT: reason} if reason else {}
+        cleared = any(isinstance(a, ClearContext) for a in actions)
+        return {SENT: reason, CLEARED: cleared or None} if reason else {}
     if hook.event == "BeforeTool" and any(isinstance(a, Block) for a in actions):
         run = tool_run(hook.tool_name or "", hook.tool_input or {}, None)
         refused = ToolRun(run.kind, run.name, run.command, run.path, "refused")
