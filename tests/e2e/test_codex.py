@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from typing import Any
@@ -286,3 +287,74 @@ def test_goalkeeper_run_supervises_codex_exec_until_the_goal_is_proven(
     assert not (case.repo / ".codex").exists()  # nothing installed into the project
     config = (case.codex_home / "config.toml").read_text(encoding="utf-8")
     assert "/<session-flags>/config.toml:stop:0:0" in config  # the recorded trust
+
+
+# 5. The workflow tools over MCP: a route started, its state recorded, an illegal move refused;
+#    every goalkeeper tool a text names is one Codex has (mcp__goalkeeper__*).
+ILLEGAL = (
+    "Cannot transition hard-bug from diagnosing-bugs to handoff. Allowed next procedures: "
+    "implement, code-review."
+)
+TOOL_MENTION = re.compile(r"\bmcp_\w+")
+
+
+def searched(run: CodexRun) -> list[tuple[str, dict[str, Any]]]:
+    """The MCP tools Codex's tool searches returned: (namespace, tool) pairs."""
+    return [
+        (space["name"], tool)
+        for request in run.requests
+        for item in request["input"]
+        if item.get("type") == "tool_search_output"
+        for space in item.get("tools") or []
+        for tool in space.get("tools") or []
+    ]
+
+
+def test_a_workflow_route_starts_over_mcp_and_an_illegal_move_is_refused(
+    codex_case: CodexCase,
+) -> None:
+    """After a tool search the model starts hard-bug with goalkeeper's gateway tool (namespace
+    ``mcp__goalkeeper``) and gets the diagnosing procedure; a jump to handoff with the phase tool
+    is refused with the allowed moves; the stop while the work item is active is sent back once,
+    naming the phase tool as Codex does; goalkeeper records the route in Codex's session."""
+    case = codex_case
+    case.install()
+    jump = {"action": "transition", "target": "handoff"}
+    rules: list[dict[str, Any]] = [
+        {"name": "after-stop", "when": {"contains": HOOK_PROMPT},
+         "reply": text("The work item waits for the user's reproduction.")},
+        {"name": "stop", "when": {"after_tool": True, "tool_output": "Cannot transition"},
+         "reply": text("Handoff is not allowed yet; I stop here.")},
+        {"name": "no-phase-tool", "when": {"after_tool": True, "tool_output": "unsupported call"},
+         "reply": text("goalkeeper's phase tool is not there.")},
+        {"name": "illegal", "when": {"after_tool": True, "tool_output": "procedure/diagnosing"},
+         "reply": mcp(NAMESPACE, "workflow_active", jump)},
+        {"name": "start", "when": {"last_type": "tool_search_output"},
+         "reply": mcp(NAMESPACE, "workflow", {"mode": "workflow", "route": "hard-bug"})},
+        {"name": "search", "when": {"after_tool": True, "tool_output": "Process exited"},
+         "reply": search("goalkeeper workflow")},
+        {"name": "wait", "reply": shell("sleep 4")},  # Codex starts the MCP server meanwhile
+    ]  # fmt: skip
+    run = case.run(rules, "Fix the login redirect bug.", {**ENV, "GOALKEEPER_NO_PLAN": "silent"})
+
+    assert run.returncode == 0, run.describe()
+    assert_hooks_ran(case)
+    assert run.rules == ["wait", "search", "start", "illegal", "stop", "after-stop"], run.describe()
+    started = tool_outputs(run, 3)[-1]
+    assert "Route: hard-bug" in started and "Phase: feedback-loop" in started, started
+    refused = tool_outputs(run, 4)[-1]
+    assert ILLEGAL in refused, refused
+    (nudge,) = hook_prompts(run, 5)
+    assert "is still active" in nudge and "mcp__goalkeeper__workflow_active" in nudge, nudge
+    # every goalkeeper tool named to the model (descriptions, results, the nudge) is one a tool
+    # search gave it; the phase tool among them from the start (Codex never lists again)
+    found = {f"{space}__{tool['name']}" for space, tool in searched(run)}
+    assert "mcp__goalkeeper__workflow_active" in found, found
+    descriptions = [str(tool.get("description")) for _, tool in searched(run)]
+    said = json.dumps([descriptions, started, refused, nudge])
+    named = {n for n in TOOL_MENTION.findall(said) if "goalkeeper" in n}
+    assert "mcp__goalkeeper__workflow" in named and named <= found, (named, found)
+    (session,) = case.status()["sessions"]
+    shown = case.goalkeeper("workflow", "status", "--json", "--session", session["session_id"])
+    active = json.loads(shown.stdout)["workflow"]  # goalkeeper's record of Codex's session
+    assert (active["route"], active["procedure"]) == ("hard-bug", "diagnosing-bugs"), shown

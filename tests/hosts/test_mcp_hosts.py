@@ -114,3 +114,25 @@ def test_a_registration_with_its_host_is_still_goalkeepers() -> None:
     assert not is_goalkeeper_mcp({"command": forged[0], "args": forged[1:]})
     with pytest.raises(ValueError):
         mcp_argv(host="a b")
+
+
+async def _listed(project: Path, host: str) -> list[str]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "goalkeeper", "-C", str(project), "mcp", "--host", host],
+        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s1"},
+    )
+    async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        return [t.name for t in (await session.list_tools()).tools]
+
+
+def test_codex_which_never_lists_again_sees_the_phase_tools_from_the_start(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.171.0 takes no tools/list_changed: a phase tool listed only once a workflow is
+    active was never callable there ("unsupported call", seen end to end). Gemini re-lists,
+    so it keeps the progressive list."""
+    project = git_project(tmp_path)
+    assert {"workflow_active", "workflow_ask"} <= set(anyio.run(_listed, project, "codex"))
+    assert "workflow_active" not in anyio.run(_listed, project, "gemini")

@@ -202,6 +202,10 @@ def tool_list(project: Path, env: Mapping[str, str], host: str = DEFAULT_HOST) -
 
 ACTIVE_ONLY = ("workflow_active", "workflow_ask")
 """Listed only while the session has an active workflow (catalog spec §8, seed003 D5)."""
+LISTED_ONCE = frozenset({"codex"})
+"""Hosts that never list the tools again: Codex 0.171.0 takes no ``tools/list_changed`` (after
+one, its ``tool_search`` still found no ``workflow_active`` and a call of it was an
+"unsupported call": seen end to end), so they are given every tool from the start."""
 
 
 def listed_tools(tools: list[Any], active: bool) -> list[Any]:
@@ -341,6 +345,7 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
             return has_active_workflow(store, session[0])
 
     hooked = bool(env.get("CLAUDE_CODE_SESSION_ID"))  # Claude Code's SessionStart hook restores
+    every_tool = hooked or host in LISTED_ONCE  # no progressive list (see list_tools)
     restored: set[str] = set()  # sessions whose workflow context this connection delivered
 
     def serialised(
@@ -366,8 +371,9 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         # Claude Code (its hooks guide the model) sees every tool at once: a tool listed only
-        # after list_changed can be called before the client has re-listed, and fail.
-        active = hooked or await anyio.to_thread.run_sync(active_now)
+        # after list_changed can be called before the client has re-listed, and fail. So
+        # does a client that never re-lists (LISTED_ONCE).
+        active = every_tool or await anyio.to_thread.run_sync(active_now)
         shown[0] = active
         return types.ListToolsResult(tools=listed_tools(tools, active))
 
@@ -393,7 +399,7 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
                 serialised, params.name, arguments, outcome, dialogs
             )
         session[0] = session_of(arguments, env)
-        if params.name in WORKFLOW_TOOLS and not hooked:  # the active-only tools may come or go
+        if params.name in WORKFLOW_TOOLS and not every_tool:  # the active-only tools come and go
             active = await anyio.to_thread.run_sync(active_now)
             if active != shown[0]:
                 shown[0] = active
