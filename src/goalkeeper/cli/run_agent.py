@@ -8,8 +8,9 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -32,6 +33,24 @@ def program_name(path: str) -> str:
     for suffix in (".exe", ".cmd", ".js", ".mjs"):
         name = name.removesuffix(suffix)
     return name
+
+
+def runs_goalkeeper_hooks(
+    settings: Mapping[str, Any], is_goalkeeper_command: Callable[[object], bool]
+) -> bool:
+    """Whether a settings document already runs goalkeeper's hooks: a handler in its ``hooks``
+    map (event → groups → ``hooks`` → handlers), the shape Claude Code's settings and Gemini
+    CLI's share, whose ``command`` the host's own test calls goalkeeper's. ``goalkeeper run``
+    then uses that install as it is: a second set of hooks would count every stop twice. Any
+    other shape is no hook (the agent may have written the file)."""
+    hooks = settings.get("hooks")
+    groups = hooks.values() if isinstance(hooks, dict) else ()
+    for group in (g for listed in groups if isinstance(listed, list) for g in listed):
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for handler in handlers if isinstance(handlers, list) else ():
+            if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
+                return True
+    return False
 
 
 def run_process(

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from goalkeeper.cli.run_agent import RunError, program_name, run_process
+from goalkeeper.cli.run_agent import RunError, program_name, run_process, runs_goalkeeper_hooks
 from goalkeeper.store.outcome import AgentExit
 
 _SESSION_FLAGS = ("--session-id", "-r", "--resume", "-c", "--continue", "--fork-session")
@@ -72,15 +72,8 @@ def installed_claude_settings(project: Path, home: Path) -> Path | None:
             settings = read_json_object(path)
         except SettingsError:
             continue
-        if plugin_enabled(settings):
+        if plugin_enabled(settings) or runs_goalkeeper_hooks(settings, is_goalkeeper_command):
             return path
-        hooks = settings.get("hooks")
-        groups = hooks.values() if isinstance(hooks, dict) else ()
-        for group in (g for groups_ in groups if isinstance(groups_, list) for g in groups_):
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else ():
-                if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
-                    return path
     return None
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from goalkeeper.cli.run_agent import RunError, run_process
+from goalkeeper.cli.run_agent import RunError, run_process, runs_goalkeeper_hooks
 from goalkeeper.store.outcome import AgentExit
 
 
@@ -33,13 +33,8 @@ def installed_gemini_settings(project: Path, home: Path) -> Path | None:
             settings = read_document(path)[0]
         except JsonFileError:
             continue
-        hooks = settings.get("hooks")
-        groups = hooks.values() if isinstance(hooks, dict) else ()
-        for group in (g for groups_ in groups if isinstance(groups_, list) for g in groups_):
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else ():
-                if isinstance(handler, dict) and is_goalkeeper_command(handler.get("command")):
-                    return path
+        if runs_goalkeeper_hooks(settings, is_goalkeeper_command):
+            return path
     return None
 
 
