@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from msgspec import Struct, field, to_builtins
-from msgspec.structs import replace
 
 from goalkeeper.config import Config
 from goalkeeper.core.cadence.plan import PlanDoc
@@ -127,23 +126,34 @@ class Registry(Struct):
     guards: list[Guard[Any]] = field(default_factory=list)
 
     def register(self, guard: Guard[Any]) -> None:
-        """Check the contract now, not when the guard first runs."""
+        """Check the contract now, not when the guard first runs (once per guard class and
+        process: a warm engine builds a registry for every request)."""
         name = getattr(type(guard), "name", None)
         label = name or type(guard).__qualname__
         if not isinstance(name, str) or not _NAME.match(name):
             raise GuardRegistrationError(f"guard {label}: 'name' must be a snake_case string")
         if any(g.name == name for g in self.guards):
             raise GuardRegistrationError(f"guard {label}: the name '{name}' is already registered")
-        for method, arity in _METHODS.items():
-            fn = getattr(guard, method, None)
-            if not callable(fn):
-                raise GuardRegistrationError(f"guard {label}: missing method {method}()")
-            count = _positional_arity(fn)
-            if count != arity:
-                raise GuardRegistrationError(
-                    f"guard {label}: {method}() must take {arity} argument(s), not {count}"
-                )
+        if type(guard) not in _CHECKED:
+            _check_methods(guard, label)
+            _CHECKED.add(type(guard))
         self.guards.append(guard)
+
+
+_CHECKED: set[type] = set()
+"""Guard classes whose methods passed the contract check in this process."""
+
+
+def _check_methods(guard: Guard[Any], label: str) -> None:
+    for method, arity in _METHODS.items():
+        fn = getattr(guard, method, None)
+        if not callable(fn):
+            raise GuardRegistrationError(f"guard {label}: missing method {method}()")
+        count = _positional_arity(fn)
+        if count != arity:
+            raise GuardRegistrationError(
+                f"guard {label}: {method}() must take {arity} argument(s), not {count}"
+            )
 
 
 def _positional_arity(fn: Any) -> int:
@@ -177,17 +187,31 @@ def dump_state_value(state: Struct) -> dict[str, Any]:
 def load_state_value(cls: type[D], raw: Mapping[str, Any]) -> D:
     """Rebuild a state dataclass from stored JSON: unknown keys and values of the wrong type are
     dropped (the field keeps its default), so a damaged row degrades instead of crashing."""
-    default = cls()
     values: dict[str, Any] = {}
-    annotations: dict[str, str] = cls.__annotations__  # strings: the module defers annotations
-    for name in cls.__struct_fields__:  # type: ignore[attr-defined]
+    for name, allowed in _field_types(cls):
         if name not in raw:
             continue
         value = raw[name]
-        written = str(annotations.get(name, ""))
-        allowed = tuple(t for part in written.split("|") for t in _TYPES.get(part.strip(), ()))
         if isinstance(value, bool) and bool not in allowed:
             continue
         if allowed and isinstance(value, allowed):
             values[name] = value
-    return replace(default, **values)  # type: ignore[type-var]
+    return cls(**values)
+
+
+_FIELD_TYPES: dict[type, tuple[tuple[str, tuple[type, ...]], ...]] = {}
+
+
+def _field_types(cls: type) -> tuple[tuple[str, tuple[type, ...]], ...]:
+    """Each field of a state struct and the plain types its annotation allows, read once per
+    class (every event loads every guard's state: ~190 annotation parts split per Stop)."""
+    found = _FIELD_TYPES.get(cls)
+    if found is None:
+        annotations: dict[str, str] = cls.__annotations__  # strings: deferred annotations
+        found = tuple(
+            (name, tuple(t for part in str(annotations.get(name, "")).split("|")
+                         for t in _TYPES.get(part.strip(), ())))
+            for name in cls.__struct_fields__  # type: ignore[attr-defined]
+        )  # fmt: skip
+        _FIELD_TYPES[cls] = found
+    return found
