@@ -306,6 +306,20 @@ def ratio_budgets(
     return out
 
 
+def print_ratio_table(data: Mapping[str, object], first: str = "variant") -> None:
+    """The ``results_ms`` of a report made by ``ratio_rows``: one line per case, in ms and as
+    multiples of the baseline."""
+    rows = data["results_ms"]
+    assert isinstance(rows, dict)
+    print_table(
+        [first, "median ms", "p90 ms", "min ms", "x baseline (median)", "x baseline (p90)"],
+        [
+            [name, r["median"], r["p90"], r["min"], r["ratio_median"], r["ratio_p90"]]
+            for name, r in rows.items()
+        ],
+    )
+
+
 def print_ratio_budgets(data: Mapping[str, object]) -> None:
     """The ``budgets`` of a report (each ``ratio`` against ``budget``, as multiples of the
     baseline) as PASS/FAIL lines, then its ``notes``."""

@@ -212,15 +212,7 @@ def print_report(data: dict[str, object]) -> None:
         f"plan {setup['plan_lines']} lines, transcript {setup['transcript_bytes'] / 2**20:.1f} MB,"
         f" {setup['reps']} interleaved rounds (+{setup['warmup']} warm-up)\n"
     )
-    rows = data["results_ms"]
-    assert isinstance(rows, dict)
-    _bench.print_table(
-        ["variant", "median ms", "p90 ms", "min ms", "x baseline (median)", "x baseline (p90)"],
-        [
-            [name, r["median"], r["p90"], r["min"], r["ratio_median"], r["ratio_p90"]]
-            for name, r in rows.items()
-        ],
-    )
+    _bench.print_ratio_table(data)
     print("\nwhere a warm Stop's time goes (medians, ms)")
     breakdown = data["warm_breakdown_ms"]
     assert isinstance(breakdown, dict)

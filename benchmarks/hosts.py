@@ -198,15 +198,7 @@ def print_report(data: dict[str, object]) -> None:
         f"install {setup['install']}, plan {setup['plan_lines']} lines, {setup['reps']} "
         f"interleaved rounds (+{setup['warmup']} warm-up), load {setup['loadavg']}\n"
     )
-    rows = data["results_ms"]
-    assert isinstance(rows, dict)
-    _bench.print_table(
-        ["case", "median ms", "p90 ms", "min ms", "x baseline (median)", "x baseline (p90)"],
-        [
-            [name, r["median"], r["p90"], r["min"], r["ratio_median"], r["ratio_p90"]]
-            for name, r in rows.items()
-        ],
-    )
+    _bench.print_ratio_table(data, "case")
     print()
     _bench.print_ratio_budgets(data)
 

@@ -294,15 +294,7 @@ def print_report(data: dict[str, object]) -> None:
         f"{setup['transcript_bytes'] / 2**20:.1f} MB, {setup['reps']} interleaved rounds "
         f"(+{setup['warmup']} warm-up), load {setup['loadavg']}\n"
     )
-    rows = data["results_ms"]
-    assert isinstance(rows, dict)
-    _bench.print_table(
-        ["variant", "median ms", "p90 ms", "min ms", "x baseline (median)", "x baseline (p90)"],
-        [
-            [name, r["median"], r["p90"], r["min"], r["ratio_median"], r["ratio_p90"]]
-            for name, r in rows.items()
-        ],
-    )
+    _bench.print_ratio_table(data)
     print()
     _bench.print_ratio_budgets(data)
 
