@@ -17,23 +17,10 @@ from typing import Any
 import pytest
 
 from .gemini_harness import GeminiCase, texts
+from .test_gemini import PLAN, TOPIC
 
 pytestmark = pytest.mark.e2e
 
-PLAN = """# Greeting
-## SWOT
-S: the script is tiny
-W: nothing tests it yet
-O: a quick visible win
-T: none known
-## Objective
-A user who runs greet.sh sees a friendly greeting.
-## Key Results
-- [ ] KR1: greeting script prints hello 0 → 1
-## User Story Map
-- Slice 1
-  - [ ] user runs greet.sh and sees hello
-"""
 PROMPT = "Make greet.sh print hello, PROMPT-MARK-5521."
 EARLY = "EARLY-TURN-7731: I keep turning the design over in my head."
 CLEARED = "goalkeeper cleared the conversation"
@@ -49,7 +36,7 @@ def test_the_stuck_re_plan_starts_a_fresh_context_that_holds_the_anchors(
     gemini_case: GeminiCase,
 ) -> None:
     case = gemini_case
-    case.write_plan("greet", PLAN)
+    case.write_plan(TOPIC, PLAN)
     case.install()
     case.goalkeeper("goal", "set", GOAL, "--verify", VERIFY)  # the user's own terminal
     rules: list[dict[str, Any]] = [
@@ -79,7 +66,7 @@ def test_the_stuck_re_plan_starts_a_fresh_context_that_holds_the_anchors(
     assert "1 rounds without a tool call" in fresh
     assert CLEARED in fresh
     assert GOAL in fresh and f"`{VERIFY}`" in fresh  # the goal's anchors
-    plan = str(case.plan_path("greet").relative_to(case.proj))
+    plan = str(case.plan_path(TOPIC).relative_to(case.proj))
     assert plan in fresh and "A user who runs greet.sh sees a friendly greeting." in fresh
     assert "user runs greet.sh and sees hello" in fresh  # the next open leaf
 
