@@ -18,7 +18,7 @@ virtualenv's site-packages. ``--editable`` measures this checkout's own virtuale
 Also measured, for the floor: ``python -S -c pass``, ``python -E -P -S -c pass``, ``sh -c :``
 and the previous command, ``<python> -m goalkeeper hook claude``.
 
-Run: .venv/bin/python benchmarks/launcher.py [--reps 30] [--editable] [--json]
+Run: .venv/bin/python benchmarks/launcher.py [--reps 30] [--editable] [--against REV] [--json]
 """
 
 from __future__ import annotations
@@ -55,14 +55,35 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--editable", action="store_true", help="measure this checkout's .venv (editable)"
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also time the cold SessionStart of goalkeeper at git REV (its own tool install "
+        "and project), in the same interleaved rounds: a before/after on a noisy machine",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser.parse_args()
 
 
-def tool_install(root: Path) -> tuple[str, Path]:
+def sources_at(rev: str, dest: Path) -> Path:
+    """The ``src`` folder of this repository at git ``rev``, extracted under ``dest``."""
+    archive = subprocess.run(
+        ["git", "-C", str(_bench.REPO), "archive", rev, "src/goalkeeper"],
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        raise _bench.BenchError(f"git archive {rev}: {archive.stderr.decode()[-300:]}")
+    dest.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest / "src"
+
+
+def tool_install(root: Path, src: Path = _bench.SRC, name: str = "gk-tool") -> tuple[str, Path]:
     """A virtualenv laid out as ``uv tool install goalkeeper`` leaves it: its interpreter and
-    the folder holding its ``goalkeeper`` script (for PATH)."""
-    venv = root / "gk-tool"
+    the folder holding its ``goalkeeper`` script (for PATH). ``src``: the folder holding the
+    ``goalkeeper`` package to install (this checkout's by default)."""
+    venv = root / name
     subprocess.run(
         [_bench.PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True
     )
@@ -74,7 +95,7 @@ def tool_install(root: Path) -> tuple[str, Path]:
         check=True,
     ).stdout.strip()
     site = Path(purelib)
-    _bench.copy_sources(site, _bench.SRC)
+    _bench.copy_sources(site, src)
     (site / "goalkeeper-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     subprocess.run(
         [str(python), "-m", "compileall", "-q", str(site / "goalkeeper")],
@@ -249,10 +270,33 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 old, off_env, project, transcript
             ),
         }
+        if args.against:
+            cases[f"cold SessionStart at {args.against}"] = against_case(
+                args.against, tmp, env, args.plan_lines
+            )
+            notes.append(f"at {args.against}: its own tool install and project, same command")
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
         _bench.check_no_fallback(python, project)
         samples["engine work per Stop (in-process, warm)"] = engine_work(project, transcript, env)
     return report(samples, size, args, notes)
+
+
+def against_case(rev: str, tmp: Path, env: dict[str, str], plan_lines: int) -> Callable[[], float]:
+    """The cold SessionStart of goalkeeper at ``rev``: the same launcher command, finding that
+    version's tool install on ``PATH``, in a project of its own (a state database of another
+    schema is never shared)."""
+    _, bin_dir = tool_install(tmp, sources_at(rev, tmp / "rev"), name="gk-tool-rev")
+    project = tmp / "project-rev"
+    project.mkdir()
+    _bench.write_plan(project, plan_lines)
+    transcript = _bench.Transcript(tmp / "rev.jsonl", SESSION, project)
+    rev_env = {
+        **env,
+        "PATH": f"{bin_dir}:{SYSTEM_PATH}",
+        "CLAUDE_PROJECT_DIR": str(project),
+        "GOALKEEPER_SERVER": "off",
+    }
+    return start_case(["/bin/sh", "-c", hook_command()], rev_env, project, transcript)
 
 
 def engine_work(project: Path, transcript: _bench.Transcript, env: dict[str, str]) -> list[float]:
