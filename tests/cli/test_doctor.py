@@ -317,3 +317,29 @@ def test_a_hook_command_of_another_version_is_noted_and_still_probed(
     current = next(f for f in rep["findings"] if f["check"] == "current")
     assert code == 0 and current["warn"] and current["fix"] == "goalkeeper install claude"
     assert any(f["check"] == "runnable" and f["ok"] for f in rep["findings"])
+
+
+def test_an_mcp_server_registered_without_its_host_is_a_problem(
+    dirs: tuple[Path, Path], capsys: Any
+) -> None:
+    """An older install registered ``goalkeeper mcp`` without ``--host``: the server then names
+    its tools as Claude Code does (Gemini's model has ``mcp_goalkeeper_todo``), and Gemini's
+    project ``.env`` could set its settings. Reinstalling mends it."""
+    project, _ = dirs
+    install("codex", "--trust")
+    install("gemini")
+    config = project / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace(', "--host", "codex"]', "]"))
+    settings = project / ".gemini" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["mcpServers"]["goalkeeper"]["args"] = doc["mcpServers"]["goalkeeper"]["args"][:-2]
+    settings.write_text(json.dumps(doc))
+    _, data = doctor(capsys, "codex", "gemini")
+    for name in ("codex", "gemini"):
+        mcp = failed(host(data, name))["mcp"]
+        assert f"no `--host {name}`" in mcp["detail"]
+        assert mcp["fix"].startswith(f"goalkeeper install {name}")
+    install("codex", "--trust")
+    install("gemini")
+    _, data = doctor(capsys, "codex", "gemini")
+    assert "mcp" not in failed(host(data, "codex")) and "mcp" not in failed(host(data, "gemini"))

@@ -287,7 +287,8 @@ def layer_findings(
     without a word. Without project trust the whole ``<repo>/.codex/`` layer is ignored
     (hooks and MCP servers alike). Sources: codex-rs ``hooks`` (``command_hook_hash``), the
     offline recipe (``/work/shared/reference/codex-offline-e2e.md`` §5, §6)."""
-    from goalkeeper.hosts.findings import coverage, dig, handler_events
+    from goalkeeper.hosts.findings import coverage, dig, handler_events, stale_mcp
+    from goalkeeper.hosts.launcher import mcp_host
 
     scope = " --user" if layer == "user" else ""
     fix = f"goalkeeper install codex{scope} --trust"
@@ -348,6 +349,10 @@ def layer_findings(
                 "the 'goalkeeper' MCP server has enabled = false",
                 "remove `enabled = false` from [mcp_servers.goalkeeper]",
             )
+        )
+    elif mcp_host(server) != "codex":
+        out.append(
+            stale_mcp("codex", f"the {layer} config.toml", f"goalkeeper install codex{scope}")
         )
     else:
         out.append(Finding("codex", "mcp", True, f"'goalkeeper' MCP server in the {layer} config"))

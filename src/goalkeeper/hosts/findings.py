@@ -85,3 +85,17 @@ def coverage(host: str, label: str, found: list[str], events: tuple[str, ...], f
         f"{label}: goalkeeper's hooks miss {', '.join(missing)}",
         fix,
     )
+
+
+def stale_mcp(host: str, where: str, fix: str) -> Finding:
+    """A goalkeeper MCP server entry that does not name its host (an older ``install``): the
+    server then names its tools as Claude Code does, which the host's model does not have, and
+    on Gemini CLI the project's ``.env`` could set its settings."""
+    return Finding(
+        host,
+        "mcp",
+        False,
+        f"the 'goalkeeper' MCP server in {where} was registered by an older goalkeeper (no "
+        f"`--host {host}`): it names its tools as Claude Code does",
+        fix,
+    )

@@ -20,10 +20,17 @@ from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.hosts.claude_settings import drop_handlers, put_handler
-from goalkeeper.hosts.findings import Finding, coverage, dig, handler_events, our_commands
+from goalkeeper.hosts.findings import (
+    Finding,
+    coverage,
+    dig,
+    handler_events,
+    our_commands,
+    stale_mcp,
+)
 from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
 from goalkeeper.hosts.json_doc import JsonFileError
-from goalkeeper.hosts.launcher import is_goalkeeper_mcp
+from goalkeeper.hosts.launcher import is_goalkeeper_mcp, mcp_host
 
 GeminiScope = Literal["project", "user"]
 HOOK_NAME = "goalkeeper"
@@ -290,7 +297,9 @@ def layer_findings(
     found = handler_events(settings.get("hooks"), HOOK_EVENTS, is_goalkeeper_command)
     out = [coverage("gemini", f"{layer} {path}", found, HOOK_EVENTS, reinstall)]
     server = dig(settings, "mcpServers", MCP_SERVER)
-    if is_goalkeeper_mcp(server):
+    if is_goalkeeper_mcp(server) and mcp_host(server) != "gemini":
+        out.append(stale_mcp("gemini", str(path), reinstall))
+    elif is_goalkeeper_mcp(server):
         out.append(Finding("gemini", "mcp", True, f"'goalkeeper' MCP server in {path}"))
     else:
         out.append(

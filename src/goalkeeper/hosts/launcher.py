@@ -190,6 +190,15 @@ def is_goalkeeper_mcp(server: object) -> bool:
     return bool(_MCP_OURS.search(program)) or argv[-3:-1] == ["-m", "goalkeeper"]
 
 
+def mcp_host(server: object) -> str:
+    """The host a goalkeeper MCP server entry names (``goalkeeper mcp --host codex``), or ""
+    (Claude Code's entry, or one an older ``install`` wrote)."""
+    args = server.get("args") if isinstance(server, dict) else None
+    if isinstance(args, list) and args[-2:-1] == ["--host"] and isinstance(args[-1], str):
+        return args[-1]
+    return ""
+
+
 def _dq(text: str) -> str:
     """``text`` inside double quotes in the shell script."""
     return '"' + re.sub(r'(["$`\\])', r"\\\1", text) + '"'
