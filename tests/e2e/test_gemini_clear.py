@@ -3,10 +3,10 @@ scripted fake Gemini API (issue 14, item 2).
 
 goalkeeper answers the stuck settle with AfterAgent ``decision: deny`` and
 ``hookSpecificOutput.clearContext``: Gemini starts a new chat and sends the reason into it. The
-model request after it must hold none of the earlier turns (the user's prompt, the model's
-replies) and all of goalkeeper's anchors (the stuck note, the goal, the plan) and, once, what
-the session's start said (the guidance, the todo rule): what the fake server received is the
-proof.
+model request after it must hold none of the earlier turns (the model's replies), the user's
+last message once, as goalkeeper repeats it, all of goalkeeper's anchors (the stuck note, the
+goal, the plan) and, once, what the session's start said (the guidance, the todo rule): what
+the fake server received is the proof.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def test_the_stuck_re_plan_starts_a_fresh_context_that_holds_the_anchors(
 
     before, after = (json.dumps(r["body"]["contents"], ensure_ascii=False) for r in run.requests)
     assert PROMPT in before and "<hook_context>" in before  # what there was to clear
-    for gone in (PROMPT, EARLY):
-        assert gone not in after, (gone, after)
+    assert EARLY not in after, after  # the turns are gone
+    assert after.count(PROMPT) == 1 and f"> {PROMPT}" in after  # the user's words, repeated
     # the new chat is Gemini's environment context and this continuation, nothing else; the
     # continuation's BeforeAgent gives back what the session's start said (the chat that held
     # it is gone): the guidance and the todo rule, once, in front of the continuation

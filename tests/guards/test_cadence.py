@@ -295,7 +295,7 @@ def test_user_prompt_clears_stuck_counters() -> None:
     verdict = guard.on_event(
         UserPrompt("s", "try X"), CadenceState(idle_rounds=2, resets=2), context(PLAN)
     )
-    assert verdict.state == CadenceState() and verdict.actions == ()
+    assert verdict.state == CadenceState(request="try X") and verdict.actions == ()
 
 
 def test_a_close_the_gates_pass_asks_for_the_sessions_kept_tests() -> None:

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from goalkeeper.core.cadence.gates import RoundEvidence
 
 
+REQUEST_CHARS = 2000
+"""How much of the user's last message the state keeps (every event re-saves the state)."""
+
+
 class CadenceState(Struct, frozen=True):
     round: int = 0
     """Settles seen in this session."""
@@ -93,6 +97,9 @@ class CadenceState(Struct, frozen=True):
     """The user was told that this session's tool calls cannot be counted (seed000 D6)."""
     tests_held: str = ""
     """The change of the kept tests the last close was held for (said once, then a pause)."""
+    request: str = ""
+    """The user's last message (its first ``REQUEST_CHARS`` characters): a re-plan into a
+    cleared context repeats it, since the chat that held it is gone."""
     named: str = ""
     """The commands the plan's key results named when the user last spoke (one per line,
     ``core.gates.kr_commands``): only those count as a check besides the test runners and the
@@ -121,7 +128,8 @@ class CadenceGuard:
 
             plan = ctx.plan.plan if ctx.plan is not None else None
             named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
-            return Verdict(state=replace(_fresh_start(state), named=named))
+            request = event.text.strip()[:REQUEST_CHARS]
+            return Verdict(state=replace(_fresh_start(state), named=named, request=request))
         if isinstance(event, BeforeAgentStart):
             return Verdict(_anchor_advice(ctx))
         if isinstance(event, ToolCall):

@@ -93,7 +93,7 @@ def stuck_reset(
     if "clear_context" in ctx.capabilities:
         actions = (
             ClearContext(),
-            Continue(fresh_start(say("stuck.clear", rounds=rounds), anchors, ctx)),
+            Continue(fresh_start(say("stuck.clear", rounds=rounds), anchors, ctx, s.request)),
         )
     elif "compact" in ctx.capabilities:
         text = say("stuck.compact", rounds=rounds)
@@ -104,13 +104,16 @@ def stuck_reset(
     return continue_capped((*records, reset), actions, s, ctx)
 
 
-def fresh_start(note: str, anchors: str, ctx: Context) -> str:
-    """A continuation into a cleared context: the note, then what goalkeeper anchors (the goal
-    as it is re-fed before each run, the plan's anchors), each rendered from the files."""
+def fresh_start(note: str, anchors: str, ctx: Context, request: str = "") -> str:
+    """A continuation into a cleared context: the note, the user's last message (the chat that
+    held it is gone), then what goalkeeper anchors (the goal as it is re-fed before each run,
+    the plan's anchors), each rendered from the files."""
     from goalkeeper.guards.goal import goal_anchor
 
     goal = goal_anchor(ctx)
-    return "\n\n".join(part for part in (note, goal.text if goal else "", anchors) if part)
+    quoted = "\n".join("> " + line for line in request.splitlines())
+    asked = ctx.say("stuck.clear.request", request=quoted) if request else ""
+    return "\n\n".join(p for p in (note, asked, goal.text if goal else "", anchors) if p)
 
 
 def blocked_text(marker: Marker | None, s: CadenceState, say: Say) -> str:

@@ -120,6 +120,7 @@ MESSAGES: dict[str, str] = {
         "every reply with one line reporting your PDCA phase: [PDCA] plan | [PDCA] do | "
         "[PDCA] check | [PDCA] act | [PDCA] complete | [PDCA] blocked: <reason>."
     ),
+    "stuck.clear.request": "The user's last message (the cleared chat held it):\n{request}",
     "stuck.pause": (
         "goalkeeper paused: still no tool calls after {resets} re-plans. The plan is on disk; "
         "give the agent a hint or a smaller task to resume (a new prompt restarts the count)."

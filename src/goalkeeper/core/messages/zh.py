@@ -71,6 +71,7 @@ MESSAGES: dict[str, str] = {
         "报告 PDCA 阶段：[PDCA] plan | [PDCA] do | [PDCA] check | [PDCA] act | [PDCA] complete | "
         "[PDCA] blocked: <原因>。"
     ),
+    "stuck.clear.request": "用户最近的一条消息（被清空的对话里原有它）：\n{request}",
     "stuck.pause": "goalkeeper 已暂停：重新计划 {resets} 次后仍然没有工具调用。计划已落盘；给 agent 一个提示或更小的任务即可继续（新的提示会让计数重新开始）。",
     "compact.instructions": "保留计划路径、目标、未完成的关键结果、下一片未完成的地图叶子、最近的 PDCA 阶段和最新证据。",
     "context.save_state": "上下文已用 {percent}%，很快会被压缩。先把当前状态写进计划（完成了什么、证据是什么、下一步是什么），确保不丢失。",
