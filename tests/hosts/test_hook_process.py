@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.hook_client import socket_path
-from goalkeeper.hosts.hook_server import SourceWatcher, server_pid
+from goalkeeper.hosts.hook_client import ask_server, encode_request, socket_path
+from goalkeeper.hosts.hook_server import WATCH_EVERY_S, HookServer, SourceWatcher, server_pid
 
 
 def hook(
@@ -132,3 +134,37 @@ def test_source_watcher_notices_changed_code(tmp_path: Path) -> None:
     os.utime(tmp_path / "a.py", ns=(1, 1))
     watcher.checked = 0.0
     assert watcher.changed()
+
+
+def test_the_engine_leaves_when_its_code_changes_with_no_request_needed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine looks at goalkeeper's files while idle and after an answer, never while a hook
+    waits: changed files stop it by themselves, and a request meanwhile gets ``STALE``."""
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(tmp_path / "rt"))
+    monkeypatch.setattr("goalkeeper.store.db.POOL", None)  # the server's pool ends with the test
+    project = tmp_path / "p"
+    (project / "plan").mkdir(parents=True)
+    sources = tmp_path / "src"
+    sources.mkdir()
+    (sources / "a.py").write_text("x = 1\n", encoding="utf-8")
+    server = HookServer(project, idle_s=60)
+    server.watcher = SourceWatcher(sources)
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not os.path.exists(server.path + ".pid") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    start = b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'
+    request = encode_request("claude", str(project), {"CLAUDE_PROJECT_DIR": str(project)}, start)
+    assert ask_server(server.path, request, 30) is not None  # served
+    os.utime(sources / "a.py", ns=(1, 1))
+    thread.join(timeout=WATCH_EVERY_S + 10)
+    assert not thread.is_alive()  # gone without another request
+    assert not os.path.exists(server.path)
+    ours, theirs = socket.socketpair()  # a request that comes once the files have changed
+    with ours, theirs:
+        theirs.sendall(request)
+        theirs.shutdown(socket.SHUT_WR)
+        assert server._take(ours) is None  # not taken: the client answers it itself
+        assert theirs.recv(100) == b"STALE\n"
