@@ -11,8 +11,9 @@ Budgets (medians, ratios against ``python -c pass`` in the same run):
 goalkeeper is installed the way users install it (``uv tool install`` / pipx: a virtualenv of
 its own with goalkeeper in site-packages and a ``goalkeeper`` script on PATH): a throwaway
 virtualenv of this interpreter, this checkout's ``goalkeeper`` package copied into its
-site-packages (bytecode compiled), the dependencies reached through a ``.pth`` line to this
-virtualenv's site-packages. ``--editable`` measures this checkout's own virtualenv instead
+site-packages (bytecode compiled), beside it this virtualenv's dependencies (linked, as an
+installer puts them there; until 2026-12-02 they were reached through a ``.pth`` line, which
+made the first event run ``site``). ``--editable`` measures this checkout's own virtualenv instead
 (``goalkeeper`` on PATH from ``.venv/bin``, the hatchling editable ``.pth``).
 
 Also measured, for the floor: ``python -S -c pass``, ``python -E -P -S -c pass``, ``sh -c :``
@@ -79,6 +80,10 @@ def sources_at(rev: str, dest: Path) -> Path:
     return dest / "src"
 
 
+SKIPPED_ENTRIES = ("goalkeeper", "_editable_impl_goalkeeper", "__editable__", "__pycache__")
+"""This checkout's own entries in the virtualenv's site-packages (the copy replaces them)."""
+
+
 def tool_install(root: Path, src: Path = _bench.SRC, name: str = "gk-tool") -> tuple[str, Path]:
     """A virtualenv laid out as ``uv tool install goalkeeper`` leaves it: its interpreter and
     the folder holding its ``goalkeeper`` script (for PATH). ``src``: the folder holding the
@@ -96,7 +101,9 @@ def tool_install(root: Path, src: Path = _bench.SRC, name: str = "gk-tool") -> t
     ).stdout.strip()
     site = Path(purelib)
     _bench.copy_sources(site, src)
-    (site / "goalkeeper-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():  # the dependencies beside it
+        if not entry.name.startswith(SKIPPED_ENTRIES) and not entry.name.endswith(".pth"):
+            (site / entry.name).symlink_to(entry)
     subprocess.run(
         [str(python), "-m", "compileall", "-q", str(site / "goalkeeper")],
         check=True,
