@@ -39,7 +39,13 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
-from goalkeeper.hosts.fail_open import HostInputError, add_start_notices, answer_failing_open
+from goalkeeper.hosts.fail_open import (
+    HostInputError,
+    add_start_notices,
+    answer_failing_open,
+    stored_host_state,
+    unused_event,
+)
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -258,10 +264,9 @@ def _answer(
     clock: Any,
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> dict[str, Any]:
-    if hook.event not in HOOK_EVENTS:
-        if hook.event in DOCUMENTED_EVENTS:
-            return {}  # a Claude Code event goalkeeper does not use: nothing to say
-        return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
+    unused = unused_event(hook.event, HOOK_EVENTS, DOCUMENTED_EVENTS)
+    if unused is not None:
+        return unused
 
     if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIXES):
         return pre_tool_use_plumbing(hook)
@@ -282,7 +287,7 @@ def _answer(
         host_files=host_files(project, env),
     )
     try:
-        stored = _peek_host_state(supervisor, hook.session_id)
+        stored = stored_host_state(supervisor.store, hook.session_id)
         events, host_state = to_events(hook, stored, config)
         outcome = supervisor.handle(events, host_state=host_state)
     finally:
@@ -409,15 +414,6 @@ def _block_cap_warning(env: Mapping[str, str], config: Config) -> str | None:
     if cap == 0 or cap >= config.idle_streak:
         return None
     return render("en", "hook.block_cap_low", cap=cap, n=config.idle_streak)
-
-
-def _peek_host_state(supervisor: Any, session_id: str) -> dict[str, Any]:
-    from goalkeeper.store.sessions import get_session
-
-    if not supervisor.store.exists():
-        return {}
-    row = get_session(supervisor.store.connection(), session_id)
-    return dict(row.host_state) if row else {}
 
 
 def _str(value: object) -> str | None:

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
-from goalkeeper.core.messages import render
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import (
     Activity,
@@ -49,7 +48,12 @@ from goalkeeper.hosts.claude_code import (
     to_answer,
     transcript_mark,
 )
-from goalkeeper.hosts.fail_open import add_start_notices, answer_failing_open
+from goalkeeper.hosts.fail_open import (
+    add_start_notices,
+    answer_failing_open,
+    stored_host_state,
+    unused_event,
+)
 
 HOST = "codex"
 CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
@@ -146,10 +150,9 @@ def _answer(
     clock: Any,
     notes: Sequence[tuple[str, Mapping[str, object]]],
 ) -> dict[str, Any]:
-    if hook.event not in HOOK_EVENTS:
-        if hook.event in DOCUMENTED_EVENTS:
-            return {}  # a Codex event goalkeeper does not use
-        return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
+    unused = unused_event(hook.event, HOOK_EVENTS, DOCUMENTED_EVENTS)
+    if unused is not None:
+        return unused
 
     if hook.event == "PreToolUse" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
         # goalkeeper's MCP server cannot see the session: the call carries it (updatedInput,
@@ -157,7 +160,6 @@ def _answer(
         return pre_tool_use_plumbing(hook)
 
     from goalkeeper.engine.supervisor import Supervisor
-    from goalkeeper.hosts.claude_code import _peek_host_state
 
     supervisor = Supervisor(
         project,
@@ -169,7 +171,7 @@ def _answer(
         host_files=host_files(project, env),
     )
     try:
-        stored = _peek_host_state(supervisor, hook.session_id)
+        stored = stored_host_state(supervisor.store, hook.session_id)
         events, host_state = to_events(hook, stored, config)
         outcome = supervisor.handle(events, host_state=host_state)
     finally:

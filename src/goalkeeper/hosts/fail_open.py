@@ -64,6 +64,29 @@ def answer_failing_open(
         return {"systemMessage": text}, config
 
 
+def unused_event(
+    event: str, used: Sequence[str], documented: frozenset[str]
+) -> dict[str, Any] | None:
+    """The answer to an event goalkeeper does not handle: nothing to say for one the host
+    documents (``documented``), a notice for one nobody knows; None for an event it uses."""
+    if event in used:
+        return None
+    if event in documented:
+        return {}
+    return {"systemMessage": render("en", "hook.unknown_event", event=event[:80])}
+
+
+def stored_host_state(store: Any, session_id: str) -> dict[str, Any]:
+    """The session's host bookkeeping as last saved (``{}`` for a new session or project), read
+    before the event's transaction: what a host needs to turn a payload into events."""
+    from goalkeeper.store.sessions import get_session
+
+    if not store.exists():
+        return {}
+    row = get_session(store.connection(), session_id)
+    return dict(row.host_state) if row else {}
+
+
 def add_start_notices(
     answer: dict[str, Any],
     config: Config,

@@ -35,7 +35,6 @@ from typing import Any
 from msgspec import Struct
 
 from goalkeeper.config import Config
-from goalkeeper.core.messages import render
 from goalkeeper.core.values import (
     Action,
     Activity,
@@ -57,7 +56,12 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.hosts.claude_code import decode_payload
-from goalkeeper.hosts.fail_open import add_start_notices, answer_failing_open
+from goalkeeper.hosts.fail_open import (
+    add_start_notices,
+    answer_failing_open,
+    stored_host_state,
+    unused_event,
+)
 from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 
 HOST = "gemini"
@@ -197,10 +201,9 @@ def _answer(
     clock: Any,
     notes: Sequence[tuple[str, Mapping[str, object]]],
 ) -> dict[str, Any]:
-    if hook.event not in HOOK_EVENTS:
-        if hook.event in DOCUMENTED_EVENTS:
-            return {}
-        return {"systemMessage": render("en", "hook.unknown_event", event=hook.event[:80])}
+    unused = unused_event(hook.event, HOOK_EVENTS, DOCUMENTED_EVENTS)
+    if unused is not None:
+        return unused
     if hook.event == "BeforeTool" and (hook.tool_name or "").startswith(OWN_TOOL_PREFIX):
         return own_tool_handover(hook)
 
@@ -216,7 +219,7 @@ def _answer(
         host_files=host_files(project, env),
     )
     try:
-        stored = _stored_state(supervisor, hook.session_id)
+        stored = stored_host_state(supervisor.store, hook.session_id)
         events, host_state = to_events(hook, stored)
         if not events:  # goalkeeper's own continuation coming back: not the user's
             _save_state(supervisor, hook.session_id, host_state)
@@ -368,15 +371,6 @@ def _settled(response: str, n: int, tail: str) -> bool:
 def _runs(stored: Mapping[str, Any]) -> list[dict[str, Any]]:
     runs = stored.get(RUNS)
     return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
-
-
-def _stored_state(supervisor: Any, session_id: str) -> dict[str, Any]:
-    from goalkeeper.store.sessions import get_session
-
-    if not supervisor.store.exists():
-        return {}
-    row = get_session(supervisor.store.connection(), session_id)
-    return dict(row.host_state) if row else {}
 
 
 def _save_state(supervisor: Any, session_id: str, updates: Mapping[str, Any]) -> None:
