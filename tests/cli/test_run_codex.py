@@ -3,6 +3,7 @@ server, and the trust Codex needs for them (it ignores trust given with -c)."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -47,3 +48,13 @@ def test_only_headless_codex_is_supervised() -> None:
     assert _exec_at(["/usr/bin/codex", "--oss", "exec", "x"]) == 2
     with pytest.raises(RunError, match="headless"):
         _exec_at(["codex", "fix it"])
+
+
+def test_a_planted_fifo_for_the_users_config_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    """The user's config.toml is read as install reads it: a FIFO there (anything that runs as
+    the user can make one) is a clear error of the run, never a read that blocks forever."""
+    config = tmp_path / "config.toml"
+    os.mkfifo(config)
+    doc, _ = cc.add_hooks({}, hook_command("codex", "/opt/py/bin/python"))
+    with pytest.raises(RunError, match=r"config\.toml .*not a regular file"):
+        _trust_flag_hooks(config, cc.trust_records(FLAGS_SOURCE, doc))

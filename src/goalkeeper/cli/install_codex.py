@@ -25,7 +25,14 @@ import click
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.hosts import codex_config as cc
 from goalkeeper.hosts.codex import HOOK_EVENTS, codex_home
-from goalkeeper.hosts.json_doc import JsonFileError, is_empty, read_document, write_document
+from goalkeeper.hosts.json_doc import (
+    JsonFileError,
+    is_empty,
+    read_document,
+    read_text,
+    write_document,
+    write_text,
+)
 
 REVIEW = (
     "Codex runs these hooks only once you trust them: review them in Codex's /hooks (codex exec "
@@ -111,7 +118,7 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
         if after != before or not hooks_path.exists():
             write_document(hooks_path, after, style)
         for path, text in writes:
-            _write_text(path, text)
+            write_text(path, text)
         data = {
             "hooks_file": str(hooks_path),
             "created": sorted(created),
@@ -119,7 +126,7 @@ def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: 
             "dirs": dirs,
             "label": label,
         }
-        _write_text(rpath, json.dumps(data, indent=1) + "\n")
+        write_text(rpath, json.dumps(data, indent=1) + "\n")
     from goalkeeper.cli.install import launcher_finds
 
     found = launcher_finds(project, python)
@@ -191,13 +198,13 @@ def uninstall_codex(app: App, scope: str, as_json: bool) -> int:
         if info.get("created") and not new.strip():
             path.unlink()
         else:
-            _write_text(path, new)
+            write_text(path, new)
         changes.append(f"removed goalkeeper's tables from {path}")
     if scope == "user":  # the trust `goalkeeper run -- codex exec` recorded (cli/run_codex)
         config = home / "config.toml"
         old = _text(config)
         if old is not None and cc.split_block(old, "run")[1]:
-            _write_text(config, cc.without_block(old, "run", False))
+            write_text(config, cc.without_block(old, "run", False))
             changes.append(f"removed goalkeeper run's trust records from {config}")
     if rpath.exists():
         rpath.unlink()
@@ -251,25 +258,7 @@ def _read_toml(path: Path, label: str) -> dict[str, Any]:
 
 
 def _text(path: Path) -> str | None:
-    from goalkeeper.store.safe_read import UnsafeFile, read_capped
-
     try:
-        return read_capped(path, 16 * 1024 * 1024).decode("utf-8")
-    except UnsafeFile as exc:
-        if exc.kind == "missing":
-            return None
-        raise fail(f"{path} {exc.reason}") from None
-    except UnicodeDecodeError as exc:
-        raise fail(f"cannot read {path}: {exc}") from exc
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Atomically, keeping the file's permission bits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    try:
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-    except FileNotFoundError:
-        pass
-    os.replace(tmp, path)
+        return read_text(path)
+    except JsonFileError as exc:
+        raise fail(str(exc)) from None

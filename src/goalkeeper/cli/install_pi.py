@@ -10,6 +10,7 @@ import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.hosts.findings import Finding
+from goalkeeper.hosts.json_doc import JsonFileError, read_text, write_text
 from goalkeeper.hosts.pi_install import (
     PiScope,
     bridge_argv,
@@ -33,7 +34,7 @@ def install_pi(app: App, scope: str, dry_run: bool, as_json: bool) -> int:
         )
     changes = [] if current == wanted else [f"{'updated' if current else 'added'} {path}"]
     if changes and not dry_run:
-        _write_atomic(path, wanted)
+        write_text(path, wanted)
     skills = install_skills(_skills_dir(path), dry_run=dry_run)
     data = {
         "host": "pi",
@@ -98,23 +99,10 @@ def _scope(scope: str) -> PiScope:
 
 
 def _read(path: Path) -> str | None:
-    from goalkeeper.store.safe_read import UnsafeFile, read_capped
-
     try:
-        return read_capped(path, 16 * 1024 * 1024).decode("utf-8")
-    except UnsafeFile as exc:
-        if exc.kind == "missing":
-            return None
-        raise fail(f"{path} {exc.reason}") from None
-    except UnicodeDecodeError as exc:
-        raise fail(f"cannot read {path}: {exc}") from exc
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+        return read_text(path)
+    except JsonFileError as exc:
+        raise fail(str(exc)) from None
 
 
 def pi_findings(

@@ -140,6 +140,7 @@ def trusted(hooks_file: Path, home: Path) -> bool:
 def _trust_flag_hooks(config: Path, records: list[tuple[str, str]]) -> None:
     """goalkeeper's ``run`` block of trust records in the user's config.toml, written once."""
     from goalkeeper.hosts import codex_config as cc
+    from goalkeeper.hosts.json_doc import write_text
 
     old = _read(config)
     block = cc.toml_block(RUN_LABEL, None, records, None)
@@ -152,21 +153,18 @@ def _trust_flag_hooks(config: Path, records: list[tuple[str, str]]) -> None:
         cc.check_toml(new)
     except ValueError as exc:
         raise RunError(f"{config} {exc}") from exc
-    config.parent.mkdir(parents=True, exist_ok=True)
-    tmp = config.with_name(f".{config.name}.{os.getpid()}.tmp")
-    tmp.write_text(new, encoding="utf-8")
-    try:
-        os.chmod(tmp, os.stat(config).st_mode & 0o7777)
-    except FileNotFoundError:
-        pass
-    os.replace(tmp, config)
+    write_text(config, new)
     click.echo(
         f"goalkeeper: recorded Codex's trust of goalkeeper's run hooks in {config}", err=True
     )
 
 
 def _read(path: Path) -> str:
+    """The user's config.toml ("" when there is none), read as install reads it: never a FIFO,
+    a device or an unbounded file."""
+    from goalkeeper.hosts.json_doc import JsonFileError, read_text
+
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
+        return read_text(path) or ""
+    except JsonFileError as exc:
+        raise RunError(str(exc)) from None

@@ -1,4 +1,4 @@
-"""Read and write the user's JSON config files without re-formatting them.
+"""Read and write the user's config files (JSON ones without re-formatting them).
 
 ``install`` and ``uninstall`` edit files people read and commit (``.claude/settings.json``,
 ``.mcp.json``) and Claude Code's own ``~/.claude.json``. A change must show as the keys it
@@ -66,16 +66,9 @@ def read_document(path: Path) -> tuple[dict[str, Any], Style | None]:
     """The file's JSON object and its style; ``({}, None)`` when it does not exist. Raises
     ``JsonFileError`` for anything that is not a JSON object, so a file we cannot parse is never
     overwritten."""
-    from goalkeeper.store.safe_read import UnsafeFile, read_capped
-
-    try:  # never a FIFO or a device: `install` must not hang on a planted file
-        text = read_capped(path, MAX_BYTES).decode("utf-8")
-    except UnsafeFile as exc:
-        if exc.kind == "missing":
-            return {}, None
-        raise JsonFileError(f"{path} {exc.reason}; fix it first") from None
-    except UnicodeDecodeError as exc:
-        raise JsonFileError(f"cannot read {path}: {exc}") from exc
+    text = read_text(path)
+    if text is None:
+        return {}, None
     if not text.strip():
         return {}, style_of(text)
     try:
@@ -90,9 +83,31 @@ def read_document(path: Path) -> tuple[dict[str, Any], Style | None]:
 def write_document(path: Path, data: dict[str, Any], style: Style | None = None) -> None:
     """Replace ``path`` atomically with ``data`` in ``style`` (goalkeeper's default for a new
     file), keeping the old file's permission bits (a new one gets the umask's)."""
+    write_text(path, dumps(data, style or Style()))
+
+
+def read_text(path: Path) -> str | None:
+    """The UTF-8 text of a config file; None when it does not exist. Raises ``JsonFileError``
+    for one goalkeeper may not read (never a FIFO or a device: ``install`` must not hang on a
+    planted file; never more than ``MAX_BYTES``) or that is not UTF-8."""
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    try:
+        return read_capped(path, MAX_BYTES).decode("utf-8")
+    except UnsafeFile as exc:
+        if exc.kind == "missing":
+            return None
+        raise JsonFileError(f"{path} {exc.reason}; fix it first") from None
+    except UnicodeDecodeError as exc:
+        raise JsonFileError(f"cannot read {path}: {exc}") from exc
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (a temporary file renamed over it), keeping
+    the old file's permission bits (a new one gets the umask's)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(dumps(data, style or Style()), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     try:
         os.chmod(tmp, os.stat(path).st_mode & 0o7777)
     except FileNotFoundError:
