@@ -17,7 +17,7 @@ restores the previous value.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -145,15 +145,9 @@ def add_hooks(
     data = json.loads(json.dumps(settings))  # deep copy, JSON types only
     keys = ("hooks", "env", "enabledMcpjsonServers") if enable_mcp else ("hooks", "env")
     created = tuple(key for key in keys if key not in data)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsError("'hooks' in the settings is not an object; fix it first")
-    changes: list[str] = []
-    for event in HOOK_EVENTS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise SettingsError(f"'hooks.{event}' in the settings is not a list; fix it first")
-        changes += _ensure_handler(event, groups, command)
+    changes = put_hooks(
+        data, HOOK_EVENTS, lambda event, groups: _ensure_handler(event, groups, command)
+    )
     env = data.setdefault("env", {})
     if not isinstance(env, dict):
         raise SettingsError("'env' in the settings is not an object; fix it first")
@@ -431,6 +425,27 @@ def drop_handlers(hooks: dict[str, Any], ours: Callable[[object], bool]) -> list
             hooks[event] = kept_groups
         else:
             del hooks[event]
+    return changes
+
+
+def put_hooks(
+    data: dict[str, Any],
+    events: Sequence[str],
+    ensure: Callable[[str, list[Any]], list[str]],
+) -> list[str]:
+    """goalkeeper's handler for each of ``events`` in a settings document's ``hooks`` map (the
+    shape Claude Code and Gemini CLI share), put there by ``ensure(event, groups)``; what
+    changed. Raises ``JsonFileError`` for a shape it cannot safely change (the file is then
+    left as it is)."""
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise JsonFileError("'hooks' in the settings is not an object; fix it first")
+    changes: list[str] = []
+    for event in events:
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise JsonFileError(f"'hooks.{event}' in the settings is not a list; fix it first")
+        changes += ensure(event, groups)
     return changes
 
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
-from goalkeeper.hosts.claude_settings import drop_handlers, put_handler
+from goalkeeper.hosts.claude_settings import drop_handlers, put_handler, put_hooks
 from goalkeeper.hosts.findings import (
     Finding,
     coverage,
@@ -124,15 +124,9 @@ def add_entries(
     safely change."""
     data = json.loads(json.dumps(settings))
     created = tuple(k for k in ("hooks", "mcpServers", "advanced") if k not in data)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise JsonFileError("'hooks' in the settings is not an object; fix it first")
-    changes: list[str] = []
-    for event in HOOK_EVENTS:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise JsonFileError(f"'hooks.{event}' in the settings is not a list; fix it first")
-        changes += _ensure_handler(event, groups, command)
+    changes = put_hooks(
+        data, HOOK_EVENTS, lambda event, groups: _ensure_handler(event, groups, command)
+    )
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise JsonFileError("'mcpServers' in the settings is not an object; fix it first")
