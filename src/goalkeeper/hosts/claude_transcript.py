@@ -61,7 +61,7 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
     for line in body.split(b"\n"):
         if b'"tool_result"' in line and b'"assistant"' not in line:
             texts = []
-            entry = _entry(line)
+            entry = json_entry(line)
             for block in _blocks(entry):
                 ident = block.get("tool_use_id")
                 if block.get("type") == "tool_result" and isinstance(ident, str):
@@ -74,12 +74,12 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
         if b'"text"' in line and b'"tool_use"' not in line:
             texts += [
                 str(b.get("text"))
-                for b in _blocks(_entry(line))
+                for b in _blocks(json_entry(line))
                 if b.get("type") == "text" and isinstance(b.get("text"), str)
             ]
         if b'"tool_use"' in line:
             texts = []
-            for block in _blocks(_entry(line)):
+            for block in _blocks(json_entry(line)):
                 if block.get("type") == "tool_use":
                     ident = block.get("id")
                     if isinstance(ident, str):
@@ -184,7 +184,9 @@ def _is_long_wait(block: dict[str, object]) -> bool:
     return bool(tool_input.get("run_in_background")) or is_long
 
 
-def _entry(line: bytes) -> dict[str, object]:
+def json_entry(line: bytes) -> dict[str, object]:
+    """One line of a host's JSONL log as an object; ``{}`` for anything else (a damaged or
+    hostile line never stops the reading)."""
     try:
         entry = json.loads(line)
     except (ValueError, RecursionError):

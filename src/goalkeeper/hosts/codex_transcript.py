@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
-from goalkeeper.hosts.claude_transcript import MAX_FINAL_TEXT, TranscriptTail
+from goalkeeper.hosts.claude_transcript import MAX_FINAL_TEXT, TranscriptTail, json_entry
 
 SHELL_CALLS = frozenset({"exec_command", "shell_command", "shell", "local_shell"})
 """Codex's shell tools as the model calls them (0.171.0 offers ``exec_command``)."""
@@ -57,7 +57,7 @@ def _parse(body: bytes, size: int, offset: int) -> CodexTail:
     for line in body.split(b"\n"):
         if not line or (b'"response_item"' not in line and b'"token_count"' not in line):
             continue
-        entry = _entry(line)
+        entry = json_entry(line)
         payload = entry.get("payload")
         if not isinstance(payload, dict):
             continue
@@ -164,11 +164,3 @@ def _texts(content: object) -> list[str]:
         for b in content
         if isinstance(b, dict) and b.get("type") == "output_text" and isinstance(b.get("text"), str)
     ]
-
-
-def _entry(line: bytes) -> dict[str, object]:
-    try:
-        entry = json.loads(line)
-    except (ValueError, RecursionError):
-        return {}
-    return entry if isinstance(entry, dict) else {}

@@ -63,6 +63,7 @@ from goalkeeper.hosts.fail_open import (
     unused_event,
 )
 from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
+from goalkeeper.store.safe_read import file_size
 
 HOST = "gemini"
 CAPABILITIES: frozenset[Capability] = frozenset(
@@ -279,7 +280,7 @@ def to_events(
     done = tuple(load_run(r) for r in _runs(stored))
     activity = Activity(
         tool_calls=_int(stored.get(CALLS)),
-        session_bytes=_size(hook.transcript_path),
+        session_bytes=file_size(hook.transcript_path),
         long_wait=any(r.kind == "shell" and r.outcome == "unfinished" for r in done),
         runs=done,
     )
@@ -384,15 +385,6 @@ def _save_state(supervisor: Any, session_id: str, updates: Mapping[str, Any]) ->
         row = get_session(conn, session_id)
         if row is not None:
             save_session(conn, replace(row, host_state={**row.host_state, **updates}))
-
-
-def _size(path: str | None) -> int | None:
-    if not path:
-        return None
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None
 
 
 def _int(value: object) -> int:

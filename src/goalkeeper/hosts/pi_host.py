@@ -9,7 +9,6 @@ is real, and the system prompt can carry the static guidance on every run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from goalkeeper.core.values import (
     ToolRun,
 )
 from goalkeeper.hosts.pi_protocol import PROTOCOL, PiContext
+from goalkeeper.store.safe_read import file_size
 
 HOST = "pi"
 CAPABILITIES: frozenset[Capability] = frozenset(
@@ -173,7 +173,7 @@ def settled_event(
         activity=Activity(
             tool_calls=len(runs),
             context_tokens=ctx.context_tokens,
-            session_bytes=_size(ctx.session_file),
+            session_bytes=file_size(ctx.session_file),
             context_window=ctx.context_window,
             runs=tuple(runs),
         ),
@@ -302,12 +302,3 @@ def tool_result(actions: Sequence[Action]) -> dict[str, Any]:
 
 def _message(text: str, deliver_as: str) -> dict[str, Any]:
     return {"action": "message", "text": text, "deliverAs": deliver_as}
-
-
-def _size(path: str | None) -> int | None:
-    if not path:
-        return None
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None

@@ -214,3 +214,14 @@ def _size(n: int) -> str:
     if n >= 1024:
         return f"{n / 1024:.0f} KB"
     return f"{n} bytes"
+
+
+def file_size(path: str | None) -> int | None:
+    """The size of the file at ``path`` (a host's session log), None when there is none or it
+    cannot be read: a measure of the session, never a reason to fail an event."""
+    if not path:
+        return None
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
