@@ -39,10 +39,6 @@ MANAGED_FILES = (
 )
 
 
-def has_hooks(settings: Mapping[str, Any]) -> bool:
-    return bool(handler_events(settings.get("hooks"), HOOK_EVENTS, is_goalkeeper_command))
-
-
 def plugin_enabled(settings: Mapping[str, Any]) -> bool:
     return dig(settings, "enabledPlugins", PLUGIN_ID) is True
 

@@ -396,11 +396,6 @@ def goal_command_text(lang: Lang = "en") -> str:
     return make_say(lang)("goal.command_file")
 
 
-def is_goal_command_text(text: str) -> bool:
-    """The file holds a command text goalkeeper wrote, in any language: uninstall may remove it."""
-    return text in (goal_command_text("en"), goal_command_text("zh"))
-
-
 def drop_handlers(hooks: dict[str, Any], ours: Callable[[object], bool]) -> list[str]:
     """Take goalkeeper's handlers (``ours(command)``) out of a ``hooks`` map in place, in the
     shape Claude Code and Gemini CLI share (event → groups → ``hooks`` → handlers): a group left

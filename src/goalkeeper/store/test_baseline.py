@@ -182,9 +182,3 @@ def session_keys(conn: sqlite3.Connection) -> list[str]:
         "ORDER BY taken_at DESC, rowid DESC"
     ).fetchall()
     return [str(key) for (key,) in rows]
-
-
-def digest_of(content: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(content).hexdigest()
