@@ -343,3 +343,25 @@ def test_an_mcp_server_registered_without_its_host_is_a_problem(
     install("gemini")
     _, data = doctor(capsys, "codex", "gemini")
     assert "mcp" not in failed(host(data, "codex")) and "mcp" not in failed(host(data, "gemini"))
+
+
+def test_doctor_never_runs_an_interpreter_a_project_file_names(
+    dirs: tuple[Path, Path], capsys: Any
+) -> None:
+    """The agent may write the project's settings and env files: an interpreter they name is
+    never what doctor's launcher probe runs."""
+    project, _ = dirs
+    install("claude")
+    install("gemini")
+    marker = project.parent / "ran"
+    evil = project / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+    evil.chmod(0o755)
+    settings = project / ".claude" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc.setdefault("env", {})["GOALKEEPER_PYTHON"] = str(evil)
+    settings.write_text(json.dumps(doc))
+    for env_file in (project / ".env", project / ".gemini" / ".env"):
+        env_file.write_text(f"GOALKEEPER_PYTHON={evil}\n", encoding="utf-8")
+    doctor(capsys)
+    assert not marker.exists()
