@@ -250,7 +250,7 @@ def _alias_warning(lang: object, name: str, raw: str, kept: object) -> str:
 
 
 def _state_home() -> Path:
-    from goalkeeper.store.baseline_backup import state_home
+    from goalkeeper.store.locations import state_home
 
     return state_home()
 

@@ -17,22 +17,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from goalkeeper.store.locations import state_home
+
 MAX_BACKUP_BYTES = 64 * 1024 * 1024
 """As ``test_baseline.MAX_TOTAL_BYTES``: what is beyond it was not kept in the first place."""
 KEPT_PER_PROJECT = 20
 """Goals whose tests are kept per project; older copies are removed when one is written."""
-
-
-def state_home(env: Mapping[str, str] | None = None) -> Path:
-    """goalkeeper's folder in the user's state: ``$GOALKEEPER_STATE_HOME``, else
-    ``$XDG_STATE_HOME/goalkeeper``, else ``~/.local/state/goalkeeper`` (the process's own
-    environment unless ``env`` is given). Outside every project: the user's."""
-    source = os.environ if env is None else env
-    named = source.get("GOALKEEPER_STATE_HOME", "").strip()
-    if named:
-        return Path(os.path.expanduser(named))
-    base = source.get("XDG_STATE_HOME", "").strip()
-    return Path(base or os.path.join(os.path.expanduser("~"), ".local", "state")) / "goalkeeper"
 
 
 def backup_path(project: Path, goal_id: str) -> Path:
