@@ -17,6 +17,8 @@ import pytest
 from goalkeeper.hosts.claude_code import answer_hook, parse_input
 from goalkeeper.hosts.fail_open import HostInputError
 
+from ..hook_answers import assert_no_internal_error
+
 FIXTURES = Path(__file__).parent / "fixtures"
 UPDATE = os.environ.get("GOALKEEPER_UPDATE_GOLDEN") == "1"
 PLAN = """# Report --json
@@ -53,6 +55,7 @@ def payload(name: str, project: Path, **changes: Any) -> bytes:
 
 def answer(raw: bytes, project: Path, **env: str) -> dict[str, Any]:
     result, _ = answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project), **env}, str(project))
+    assert_no_internal_error(result, project)
     return result
 
 
@@ -208,7 +211,8 @@ def test_damaged_state_database_fails_open(project: Path) -> None:
     (project / ".goalkeeper").mkdir()
     db = project / ".goalkeeper" / "state.db"
     db.write_bytes(b"this is not a database" * 100)
-    result = answer(payload("stop_complete_early.json", project), project)
+    raw = payload("stop_complete_early.json", project)
+    result, _ = answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project)}, str(project))
     assert set(result) == {"systemMessage"}
     assert "the agent was not blocked" in result["systemMessage"]
     assert "state.db" in result["systemMessage"]

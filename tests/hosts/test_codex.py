@@ -19,6 +19,8 @@ from goalkeeper.hosts.codex import (
 )
 from goalkeeper.hosts.codex_transcript import read_tail
 
+from ..hook_answers import assert_no_internal_error
+
 SID = "01a231e7-09a5-79f0-abc7-557566b5049b"
 TURN = "01a231e7-09d5-76f3-80fb-c000c7707f0b"
 PLAN = """# Report --json
@@ -54,6 +56,7 @@ def payload(project: Path, event: str, **fields: Any) -> bytes:
 
 def ask(project: Path, event: str, **fields: Any) -> dict[str, Any]:
     result, _ = answer_hook(payload(project, event, **fields), {}, str(project))
+    assert_no_internal_error(result, project)
     return result
 
 

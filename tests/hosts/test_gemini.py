@@ -17,6 +17,8 @@ from goalkeeper.hosts.gemini import (
 )
 from goalkeeper.hosts.gemini_runs import tool_run
 
+from ..hook_answers import assert_no_internal_error
+
 SID = "2f4f2ae8-3026-4fea-a3c4-3000b002b0be"
 PLAN = """# Greeting
 ## SWOT
@@ -52,6 +54,7 @@ def hook(project: Path, event: str, **fields: Any) -> dict[str, Any]:
     }
     env = {"GEMINI_PROJECT_DIR": str(project), "GOALKEEPER_LANG": "en", "HOME": str(project)}
     answer, _ = answer_hook(json.dumps(data).encode(), env, str(project))
+    assert_no_internal_error(answer, project)
     return answer
 
 

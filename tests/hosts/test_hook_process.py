@@ -16,6 +16,8 @@ import pytest
 from goalkeeper.hosts.hook_client import ask_server, encode_request, socket_path
 from goalkeeper.hosts.hook_server import WATCH_EVERY_S, HookServer, SourceWatcher, server_pid
 
+from ..hook_answers import assert_no_internal_error
+
 
 def hook(
     project: Path, payload: bytes, *args: str, **env: str
@@ -44,6 +46,7 @@ def answer_of(proc: subprocess.CompletedProcess[bytes]) -> dict[str, object]:
     assert b"Traceback" not in proc.stderr
     value = json.loads(proc.stdout)
     assert isinstance(value, dict)
+    assert_no_internal_error(value)
     return value
 
 

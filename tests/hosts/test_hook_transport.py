@@ -38,6 +38,8 @@ from goalkeeper.hosts.hook_server import server_pid
 from goalkeeper.store.db import Store
 from goalkeeper.store.sessions import get_session
 
+from ..hook_answers import assert_no_internal_error
+
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
 
 STOP = json.dumps(
@@ -92,6 +94,7 @@ def run_hook(
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
     answer = json.loads(proc.stdout)
     assert isinstance(answer, dict)
+    assert_no_internal_error(answer, project)
     return answer
 
 

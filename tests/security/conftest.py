@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..hook_answers import assert_no_internal_error
+
 HOOK_TIMEOUT_S = 20.0
 
 
@@ -30,8 +32,11 @@ def run_hook(
     *,
     env: Mapping[str, str] | None = None,
     timeout_s: float = HOOK_TIMEOUT_S,
+    internal_error_expected: bool = False,
 ) -> HookRun:
-    """``goalkeeper hook claude`` as Claude Code starts it (in-process engine), one payload."""
+    """``goalkeeper hook claude`` as Claude Code starts it (in-process engine), one payload.
+    Unless ``internal_error_expected``, an answer given because goalkeeper failed (it fails
+    open) fails the test: a crash must never pass for the behaviour under test."""
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     base = {
         k: v
@@ -51,6 +56,8 @@ def run_hook(
     )
     seconds = time.monotonic() - started
     answer = json.loads(proc.stdout.decode("utf-8"))
+    if not internal_error_expected:
+        assert_no_internal_error(answer, project)
     return HookRun(answer, seconds, proc.returncode, proc.stderr.decode("utf-8", "replace"))
 
 

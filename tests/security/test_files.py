@@ -129,23 +129,68 @@ def test_a_fifo_transcript_never_hangs_the_stop_hook(tmp_path: Path) -> None:
     assert done.answer.get("decision") == "block"  # the cadence still decides
 
 
-@pytest.mark.parametrize(
-    "name", ["pyproject.toml", ".goalkeeper.toml", "package.json", "Makefile", "setup.cfg"]
-)
-def test_a_fifo_project_file_never_hangs_a_hook(tmp_path: Path, name: str) -> None:
-    """Project configuration planted as a FIFO is skipped; the hook answers."""
-    os.mkfifo(tmp_path / name)
-    for payload in (session_start(tmp_path), stop(tmp_path)):
-        done = run_hook(tmp_path, payload)
+@pytest.mark.parametrize("name", ["pyproject.toml", ".goalkeeper.toml"])
+def test_a_fifo_config_file_never_hangs_a_hook(tmp_path: Path, name: str) -> None:
+    """The files every event reads (the project's configuration) planted as a FIFO are
+    skipped: SessionStart and Stop answer as in a project without them, and the session's start
+    tells the user why the file's settings are ignored."""
+    project, control = tmp_path / "p", tmp_path / "control"
+    for folder in (project, control):
+        folder.mkdir()
+    os.mkfifo(project / name)
+    for payload in (session_start, stop):
+        done = run_hook(project, payload(project))
         assert done.returncode == 0 and done.seconds < FAST_S
+        expected = run_hook(control, payload(control)).answer
+        said = done.answer.pop("systemMessage", "")
+        assert done.answer == {k: v for k, v in expected.items() if k != "systemMessage"}
+        if payload is session_start:
+            assert f"{name}: it is a FIFO" in said
+
+
+GOAL_PROMPT = "Keep going until all the tests pass."
+"""A goal with no command: its verify is inferred from the project's files (seed 004 §4.5),
+which is when a hook reads package.json, the Makefile and setup.cfg."""
+
+
+def _prompt(project: Path) -> dict[str, object]:
+    return {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s1",
+        "cwd": str(project),
+        "prompt": GOAL_PROMPT,
+    }
+
+
+@pytest.mark.parametrize("name", ["package.json", "Makefile", "setup.cfg"])
+def test_a_fifo_project_file_never_hangs_the_goals_verify_inference(
+    tmp_path: Path, name: str
+) -> None:
+    """A project file that declares tests, planted as a FIFO, is skipped when a goal's verify
+    command is inferred: the prompt is answered at once, as in a project without the file."""
+    project, control = tmp_path / "p", tmp_path / "control"
+    for folder in (project, control):
+        (folder / ".git").mkdir(parents=True)
+        (folder / "tests").mkdir()
+        (folder / "tests" / "test_x.py").write_text("def test_x():\n    pass\n", "utf-8")
+    os.mkfifo(project / name)
+    done = run_hook(project, _prompt(project))
+    assert done.returncode == 0 and done.seconds < FAST_S
+    expected = run_hook(control, _prompt(control)).answer
+    assert "python -m pytest -q" in str(expected)  # the control inferred the test modules' runner
+    assert done.answer == expected
 
 
 def test_a_fifo_plan_never_hangs_a_hook(tmp_path: Path) -> None:
-    """A plan file that is a FIFO is not a plan: the hook answers as if there were none."""
+    """A plan file that is a FIFO is not a plan: the hook answers as if there were none (the
+    answer of a project with no plan: continue, and write one)."""
     (tmp_path / "plan").mkdir()
     os.mkfifo(tmp_path / "plan" / "topic.md")
     done = run_hook(tmp_path, stop(tmp_path, text="[PDCA] do"))
     assert done.returncode == 0 and done.seconds < FAST_S
+    os.unlink(tmp_path / "plan" / "topic.md")
+    plan_less = run_hook(tmp_path, stop(tmp_path, session="s2", text="[PDCA] do"))
+    assert done.answer == plan_less.answer and done.answer["decision"] == "block"
 
 
 def test_a_plan_linked_out_of_the_project_is_not_read(tmp_path: Path) -> None:

@@ -22,6 +22,8 @@ from goalkeeper.hosts.dispatch import UNENCODABLE, encode_answer
 from goalkeeper.hosts.pi_bridge import serve as serve_pi
 from goalkeeper.hosts.pi_protocol import parse_line
 
+from ..hook_answers import assert_no_internal_error, internal_errors
+
 
 def goalkeeper_command() -> list[str]:
     """The real ``goalkeeper`` console script of this interpreter's environment."""
@@ -53,6 +55,7 @@ def hook(project: Path, payload: bytes, **env: str) -> dict[str, Any]:
     assert b"Traceback" not in proc.stderr, proc.stderr
     answer = json.loads(proc.stdout)
     assert isinstance(answer, dict)
+    assert_no_internal_error(answer, project)
     return answer
 
 
@@ -61,7 +64,7 @@ def said(answer: dict[str, Any]) -> str:
 
 
 def internal_error(answer: dict[str, Any]) -> bool:
-    return "internal error" in str(answer.get("systemMessage", ""))
+    return bool(internal_errors(answer))
 
 
 def pre_tool(tool: str, tool_input: str, session: str = "s") -> bytes:

@@ -28,6 +28,8 @@ import pytest
 
 import goalkeeper
 
+from ..hook_answers import assert_no_internal_error
+
 VICTIM = 4242
 ATTACKER = 4343
 CANARY = "canary-oauth-token-4242"
@@ -130,6 +132,7 @@ class World:
         assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
         answer = json.loads(proc.stdout)
         assert isinstance(answer, dict)
+        assert_no_internal_error(answer)
         return answer
 
     def attacker(self, script: str) -> subprocess.Popen[bytes]:
