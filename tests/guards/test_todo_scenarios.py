@@ -683,20 +683,9 @@ def test_a_plain_open_todo_gets_no_notice(host: Host) -> None:
 
 # -- host delivery failures: no goalkeeper equivalent ----------------------------------------
 
-DELIVERY = (
-    "Pi-specific: the scenario makes the host's sendMessage throw and checks that the round's "
-    "claim is released so the same round retries. In goalkeeper the engine does not send: it "
-    "returns actions in the same transaction that saves the state claiming them, and the host "
-    "delivers them afterwards, so there is no send failure inside the engine to fake"
-)
-
-
-@pytest.mark.skip(reason=DELIVERY)
-def test_s16_failed_send_is_retried_next_round() -> None:
-    """S16: a send that throws in round 1 commits nothing; round 2 injects ⑤ (not mappable)."""
-
-
-@pytest.mark.skip(reason=DELIVERY)
-def test_s20_failed_steer_falls_back_to_follow_up() -> None:
-    """S20: a send that throws at turn_end lets the same round's settle deliver as a follow-up
-    (not mappable)."""
+# S16 (a send that throws in round 1 commits nothing; round 2 injects ⑤) and S20 (a send that
+# throws at turn_end lets the same round's settle deliver as a follow-up) have no test here:
+# they make Pi's sendMessage throw and check that the round's claim is released. In goalkeeper
+# the engine does not send: it returns actions in the same transaction that saves the state
+# claiming them, and the host delivers them afterwards, so there is no send failure inside the
+# engine to fake.
