@@ -14,8 +14,9 @@ import pytest
 from goalkeeper.config import load_config
 from goalkeeper.hosts.agent_shell import find_agent_shell
 
+from .. import user_terminal
+
 GOALKEEPER = [sys.executable, "-m", "goalkeeper"]
-IN_AGENT = find_agent_shell() is not None
 
 
 def _clean_env() -> dict[str, str]:
@@ -105,15 +106,8 @@ def test_allow_refuses_under_an_agent_program(tmp_path: Path) -> None:
     assert load_config(tmp_path).max_continuations == 40
 
 
-@pytest.mark.skipif(IN_AGENT, reason="these tests run inside an agent's shell themselves")
 def test_allow_from_the_users_terminal_applies_the_settings(tmp_path: Path) -> None:
     (tmp_path / ".goalkeeper.toml").write_text("max-continuations = 1000\n", "utf-8")
-    done = subprocess.run(
-        [*GOALKEEPER, "-C", str(tmp_path), "allow"],
-        env=_clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = user_terminal.run([*GOALKEEPER, "-C", str(tmp_path), "allow"], env=_clean_env())
     assert done.returncode == 0, done.stderr
     assert load_config(tmp_path).max_continuations == 1000

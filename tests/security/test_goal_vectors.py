@@ -11,15 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.agent_shell import find_agent_shell
-
+from .. import user_terminal
 from .conftest import run_hook, stop
 
 GOAL_MD = Path(".agents") / "goal" / "GOAL.md"
-IN_AGENT = find_agent_shell() is not None
-needs_user_terminal = pytest.mark.skipif(
-    IN_AGENT, reason="the user-terminal path cannot be tested from inside an agent's shell"
-)
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -33,12 +28,12 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def goalkeeper(
     project: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    """``goalkeeper -C project ARGS`` as the user runs it in their own terminal (``env`` may
+    mark it as an agent's shell)."""
+    return user_terminal.run(
         [sys.executable, "-m", "goalkeeper", "-C", str(project), *args],
         cwd=project,
         env=env or _env(),
-        capture_output=True,
-        text=True,
         timeout=120,
     )
 
@@ -76,7 +71,6 @@ def test_a_goal_md_the_agent_writes_when_no_goal_was_set_runs_nothing(project: P
     assert done.answer.get("decision") != "block" or "touch M" not in done.answer.get("reason", "")
 
 
-@needs_user_terminal
 @pytest.mark.parametrize(
     ("old", "new", "log"),
     [
@@ -111,7 +105,6 @@ def test_a_verify_the_agent_edited_is_held_until_the_user_approves(
     assert (project / "M").exists()  # the user approved it: now it is theirs
 
 
-@needs_user_terminal
 def test_a_reset_counter_or_status_does_not_lift_a_pause(project: Path) -> None:
     """After goalkeeper paused the goal (same failure twice), `status: active` and
     `attempts: 0` in GOAL.md do not make it run again: only `goalkeeper goal resume` does."""

@@ -5,15 +5,13 @@ the real Stop hook; the honest fixes next to them are proven."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.agent_shell import find_agent_shell
-
+from .. import user_terminal
 from .conftest import run_hook, stop
 
 CALC_BUGGY = "def add(a, b):\n    return a - b\n"
@@ -39,18 +37,16 @@ def _env() -> dict[str, str]:
 def project(tmp_path: Path) -> Path:
     """The audit's project: `add` subtracts, `test_add` fails, `test_zero` passes; a goal
     set by the user in their terminal."""
-    if find_agent_shell() is not None:
-        pytest.skip("the user-terminal path cannot be tested from inside an agent's shell")
     root = tmp_path / "calc"
     (root / "tests").mkdir(parents=True)
     (root / ".git").mkdir()
     (root / "calc.py").write_text(CALC_BUGGY, "utf-8")
     (root / "tests" / "test_calc.py").write_text(TESTS, "utf-8")
     (root / "pyproject.toml").write_text(PYPROJECT + 'pythonpath = ["."]\n', "utf-8")
-    done = subprocess.run(
+    done = user_terminal.run(
         [sys.executable, "-m", "goalkeeper", "-C", str(root), "goal", "set", "add works",
          "--verify", VERIFY],
-        env=_env(), capture_output=True, text=True, timeout=60,
+        env=_env(), timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     return root
@@ -152,18 +148,18 @@ def test_the_user_can_accept_a_changed_test(project: Path) -> None:
     _edit(project / "tests" / "test_calc.py", "== 5", "== -1")  # "add" is meant to subtract
     _tick(project)
     assert not _proven(_stop(project))
-    accepted = subprocess.run(
+    accepted = user_terminal.run(
         [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "accept-tests", "--yes"],
-        env=_env(), capture_output=True, text=True, timeout=60,
+        env=_env(), timeout=60,
     )  # fmt: skip
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert _proven(_stop(project))
 
 
 def test_accepting_tests_refuses_an_agent_shell(project: Path) -> None:
-    done = subprocess.run(
+    done = user_terminal.run(
         [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "accept-tests", "--yes"],
-        env={**_env(), "CLAUDECODE": "1"}, capture_output=True, text=True, timeout=60,
+        env={**_env(), "CLAUDECODE": "1"}, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and "your own terminal" in done.stderr
 
@@ -178,9 +174,9 @@ def test_approving_after_the_state_was_lost_restores_the_original_tests(
     import shutil
 
     def approve() -> str:
-        done = subprocess.run(
+        done = user_terminal.run(
             [sys.executable, "-m", "goalkeeper", "-C", str(project), "goal", "approve", "--yes"],
-            env=_env(), capture_output=True, text=True, timeout=60,
+            env=_env(), timeout=60,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
