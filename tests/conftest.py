@@ -14,7 +14,9 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Path]:
     for key in list(os.environ):
         if key.startswith(("GOALKEEPER_", "PI_TODONE_", "CLAUDE_")):
             monkeypatch.delenv(key, raising=False)
@@ -25,3 +27,19 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.chdir(tmp_path)
     yield tmp_path
+    if request.node.get_closest_marker("internal_error_expected") is None:
+        _no_internal_error_recorded(tmp_path)
+
+
+def _no_internal_error_recorded(tmp_path: Path) -> None:
+    """Hooks fail open: a guard that crashed lets the agent go on, which a test asserting "not
+    blocked" cannot tell from the rule it tests. So every state database the test left (in its
+    own state home, or in a project folder of an older layout) must hold no internal error."""
+    from .hook_answers import journalled_errors
+
+    homes = tmp_path / "xdg-state" / "goalkeeper" / "projects"
+    databases = [*homes.glob("*/state.db"), *tmp_path.glob(".goalkeeper/state.db")]
+    databases += tmp_path.glob("*/.goalkeeper/state.db")
+    for database in databases:
+        errors = journalled_errors(database.parent.parent, database=database)
+        assert not errors, f"goalkeeper recorded an internal error in {database}: {errors}"

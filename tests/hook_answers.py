@@ -51,7 +51,7 @@ def internal_errors(answer: Any) -> list[str]:
     return [t for t in _texts(answer) if any(p in t for p in PREFIXES)]
 
 
-def journalled_errors(project: Path) -> list[dict[str, Any]]:
+def journalled_errors(project: Path, database: Path | None = None) -> list[dict[str, Any]]:
     """The internal errors recorded in ``project``'s journal (none when it has no state). Read
     through a read-only connection, which leaves the database as it found it (a writer's last
     close would checkpoint and delete the WAL, which tests of the WAL look for)."""
@@ -60,7 +60,7 @@ def journalled_errors(project: Path) -> list[dict[str, Any]]:
 
     from goalkeeper.store.db import Store
 
-    path = Store(project).path
+    path = database or Store(project).path
     if not path.is_file():
         return []
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

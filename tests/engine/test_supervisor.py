@@ -163,6 +163,7 @@ class Exploding:
         raise RuntimeError("boom")
 
 
+@pytest.mark.internal_error_expected
 def test_a_failing_guard_is_skipped_recorded_and_reported(project: Path) -> None:
     """A guard that raises never produces a Continue; the others still decide; the user is told."""
     registry = build_registry(Config())

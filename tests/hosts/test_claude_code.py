@@ -206,6 +206,7 @@ def test_parse_input_ignores_unknown_keys() -> None:
         parse_input(b"x" * (16 * 1024 * 1024 + 1))
 
 
+@pytest.mark.internal_error_expected
 def test_damaged_state_database_fails_open(project: Path) -> None:
     """A corrupt state.db never blocks the agent, is named in the message, and is left as is."""
     (project / ".goalkeeper").mkdir()

@@ -19,6 +19,8 @@ from goalkeeper.hosts.pi_bridge import Bridge, serve
 from goalkeeper.store import journal
 from goalkeeper.testing import FakeClock, FakeRunner
 
+from ..hook_answers import assert_no_internal_error
+
 EXTENSION = Path(__file__).parents[2] / "src" / "goalkeeper" / "hosts" / "pi_extension.ts"
 STATIC_HEAD = "goalkeeper keeps this task on its plan until it is proven done."
 ANCHORS = "Plan anchors (from plan/report.md):"
@@ -90,6 +92,8 @@ class Pi:
             runner=self.runner,
         )
         self.next_id = 0
+        self.internal_error_expected = False
+        """Set by the tests of the failure policy itself."""
 
     def raw(self, line: bytes) -> list[Message]:
         self.bridge.receive(line)
@@ -101,6 +105,8 @@ class Pi:
             assert data.endswith(b"\n") and data.count(b"\n") == 1 and data.isascii()
         out = [json.loads(data) for data in self.written]
         self.written.clear()
+        if not self.internal_error_expected:  # failing open is not an answer
+            assert_no_internal_error(out)
         self.disclosed += [m for m in out if m.get("action") == "tools"]
         return [m for m in out if m.get("action") != "tools"]  # checked on their own
 
@@ -652,6 +658,7 @@ def test_a_bad_request_with_an_id_is_released_at_once(pi: Pi) -> None:
     ]
 
 
+@pytest.mark.internal_error_expected
 def test_an_engine_failure_fails_open_and_the_bridge_goes_on(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
@@ -662,6 +669,7 @@ def test_an_engine_failure_fails_open_and_the_bridge_goes_on(
         raise RuntimeError("runner exploded")
 
     client = Pi(tmp_path, env, runner=broken)
+    client.internal_error_expected = True
     client.send("tool", name="todo", params={"action": "create", "subject": "x"})
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     evidence = {"kind": "state", "evidence": [{"type": "file", "path": "a.py", "op": "edit"}]}
@@ -683,11 +691,13 @@ def test_an_engine_failure_fails_open_and_the_bridge_goes_on(
     client.bridge.close()
 
 
+@pytest.mark.internal_error_expected
 def test_a_damaged_state_database_fails_open(tmp_path: Path, env: dict[str, str]) -> None:
     """A corrupt state.db: every awaited event answers Pi's default and the user is told."""
     (tmp_path / ".goalkeeper").mkdir()
     (tmp_path / ".goalkeeper" / "state.db").write_bytes(b"this is not a database" * 100)
     client = Pi(tmp_path, env)
+    client.internal_error_expected = True
     for _ in range(2):
         lines = client.event("tool_call", {"toolName": "bash", "input": {}})
         assert client.result(lines) is None
@@ -696,6 +706,7 @@ def test_a_damaged_state_database_fails_open(tmp_path: Path, env: dict[str, str]
     client.bridge.close()
 
 
+@pytest.mark.internal_error_expected
 def test_a_failing_settle_timer_tells_the_user(tmp_path: Path, env: dict[str, str]) -> None:
     """An engine failure on the 0.73 settle timer becomes an error notice, not a dead thread."""
 
@@ -703,6 +714,7 @@ def test_a_failing_settle_timer_tells_the_user(tmp_path: Path, env: dict[str, st
         raise RuntimeError("verification could not start")
 
     client = Pi(tmp_path, env, runner=broken)
+    client.internal_error_expected = True
     client.send("command", name="goal", args="`pytest -q` passes")
     client.event("agent_start")
     client.event("agent_end", {"stopReason": "stop", "lastText": "done"})
