@@ -36,10 +36,15 @@ def install(packages: tuple[str, ...]) -> str | None:
     if apt is None or os.geteuid() != 0:
         return "installing it needs root and apt-get"
     said = _apt(apt, "install", "-y", *packages)
-    if said is not None:
-        _apt(apt, "update")
+    if said is not None and _refresh(apt):
         said = _apt(apt, "install", "-y", *packages)
     return None if said is None else f"`apt-get install -y {' '.join(packages)}` failed: {said}"
+
+
+@functools.cache
+def _refresh(apt: str) -> bool:
+    """``apt-get update``, at most once per test session; whether it succeeded."""
+    return _apt(apt, "update") is None
 
 
 def _apt(apt: str, *args: str) -> str | None:

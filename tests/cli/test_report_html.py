@@ -1,13 +1,11 @@
 """``goalkeeper report --format html`` rendered by a real browser: headless Chromium loads the
 page, and the test reads the DOM after load and a screenshot, not the HTML string.
 
-Chromium is Debian's ``chromium``: installed with apt-get when missing and possible (root), else
-the tests skip and say why."""
+Chromium is Debian's ``chromium``: installed with apt-get when missing and possible (root, the
+package lists refreshed once when an install fails), else the tests skip and say why."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import struct
 import subprocess
 import zlib
@@ -19,24 +17,15 @@ import pytest
 from goalkeeper.cli.app import run
 from tests.cli.proof_session import HOSTILE, run_session
 
+from .. import debian
+
 TITLE = "goalkeeper proof: "
 
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(
-            ["apt-get", "install", "-y", "chromium"],
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-            capture_output=True,
-            timeout=1200,
-            check=False,
-        )
-        found = shutil.which("chromium")
-    if found is None:
-        pytest.skip("chromium is not installed and `apt-get install -y chromium` was not possible")
-    return found
+    """Debian's Chromium, installed when missing (``tests/debian.py``)."""
+    return debian.require({"chromium": "chromium"})["chromium"]
 
 
 def browse(chromium: str, page: Path, *flags: str) -> str:

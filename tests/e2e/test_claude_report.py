@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
+from .. import debian
 from .harness import Case
 from .test_claude_goal import PYTEST_FAILURE, assert_repaired_and_archived, run_repair
 
@@ -46,9 +46,7 @@ def test_the_report_of_a_real_session_shows_what_goalkeeper_ran(case: Case) -> N
 
     page = case.root / "proof.html"
     case.goalkeeper("report", "--format", "html", "-o", str(page))
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("chromium is not installed (tests/cli/test_report_html.py installs it)")
+    chromium = debian.require({"chromium": "chromium"})["chromium"]
     dom = subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
         capture_output=True,

@@ -18,6 +18,8 @@ from goalkeeper.cli.app import run
 from goalkeeper.hosts.claude_settings import hook_command, is_goalkeeper_command, mcp_command
 from goalkeeper.hosts.launcher import NOT_INSTALLED
 
+from .. import debian
+
 VENV_BIN = str(Path(sys.executable).parent)
 """Holds the ``goalkeeper`` console script of the Python running the tests."""
 SYSTEM_PATH = "/usr/bin:/bin"
@@ -191,8 +193,7 @@ def test_old_and_new_commands_are_both_recognised() -> None:
 
 def test_the_launcher_forks_nothing_but_python(tmp_path: Path) -> None:
     """The shell part uses builtins only, so a hook costs one ``sh`` and one Python."""
-    if shutil.which("strace") is None:
-        pytest.skip("strace is not installed")
+    strace = debian.require({"strace": "strace"})["strace"]
     project = tmp_path / "proj"
     project.mkdir()
     out, command = tmp_path / "trace", hook_command()
@@ -203,7 +204,7 @@ def test_the_launcher_forks_nothing_but_python(tmp_path: Path) -> None:
         "HOME": str(tmp_path),
     }
     proc = subprocess.run(
-        ["strace", "-f", "-qq", "-e", "trace=execve", "-o", str(out), "/bin/sh", "-c", command],
+        [strace, "-f", "-qq", "-e", "trace=execve", "-o", str(out), "/bin/sh", "-c", command],
         input=START,
         capture_output=True,
         text=True,
