@@ -173,9 +173,10 @@ def test_approving_after_the_state_was_lost_restores_the_original_tests(
     project: Path, tmp_path: Path
 ) -> None:
     """The agent weakens a test, then goalkeeper's state for the project is lost (its folder
-    deleted): the goal shows as one nobody approved. The user approves it; goalkeeper restores the tests kept
-    when the goal was set from its copy in the user's state folder, so the weakened test is
-    still caught. Without that copy it keeps the tests as they are and says so."""
+    deleted): the goal shows as one nobody approved. The user approves it; goalkeeper restores
+    the tests kept when the goal was set from its copy in the user's state folder, so the
+    weakened test is still caught. Without that copy it keeps the tests as they are and says
+    so."""
     import shutil
 
     def approve() -> str:

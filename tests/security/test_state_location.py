@@ -119,3 +119,49 @@ def test_control_the_user_deleting_the_state_folder_resets_them(project: Path) -
     assert _continuations(project) == 0
     assert _held(project) == ["max_continuations"]
     assert _unapproved(_stop(project))
+
+
+def test_a_legacy_project_is_told_once_where_its_state_went(tmp_path: Path) -> None:
+    """A project an older goalkeeper kept in .goalkeeper/: the first session start moves its
+    state and says where (and that the old folder may go); the next one says nothing of it,
+    and the approval the old database held still counts."""
+    from goalkeeper.store.db import connect
+    from goalkeeper.store.trust import approve_config, read_config_approvals
+
+    project = tmp_path / "p"
+    (project / ".goalkeeper").mkdir(parents=True)
+    conn = connect(project / ".goalkeeper" / "state.db")
+    approve_config(conn, {".goalkeeper.toml": "abc"}, 1.0)
+    conn.commit()
+    conn.close()
+    first = run_hook(project, session_start(project, "s1"), env=_env()).answer
+    said = str(first.get("systemMessage", ""))
+    assert str(project_state_dir(project)) in said and "you can delete that folder" in said
+    second = run_hook(project, session_start(project, "s2"), env=_env()).answer
+    assert "you can delete" not in str(second.get("systemMessage", ""))
+    assert read_config_approvals(project) == {".goalkeeper.toml": "abc"}
+
+
+def test_a_command_tells_the_user_once_but_never_the_agent(tmp_path: Path) -> None:
+    """After a command the user runs, the move is said once on stderr; a command from the
+    agent's shell moves the state but leaves the notice for the user."""
+    if find_agent_shell() is not None:
+        pytest.skip("the user-terminal path cannot be tested from inside an agent's shell")
+    from goalkeeper.store.db import connect
+
+    project = tmp_path / "p"
+    (project / ".goalkeeper").mkdir(parents=True)
+    connect(project / ".goalkeeper" / "state.db").close()
+
+    def status(**extra: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "goalkeeper", "-C", str(project), "status"],
+            env={**_env(), **extra}, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    assert "you can delete that folder" not in status(CLAUDECODE="1")
+    assert (project_state_dir(project) / "state.db").is_file()
+    assert "you can delete that folder" in status()
+    assert "you can delete that folder" not in status()
