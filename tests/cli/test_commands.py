@@ -13,6 +13,7 @@ import pytest
 from goalkeeper.cli.app import run
 from goalkeeper.hosts.claude_code import answer_hook
 from goalkeeper.pinning import allow_project
+from goalkeeper.store.locations import project_state_dir
 
 PLAN = """## SWOT
 S: tests exist
@@ -171,6 +172,8 @@ def test_status_before_any_session(tmp_path: Path, capsys: pytest.CaptureFixture
     """status works (and creates nothing) where goalkeeper never ran."""
     code, out, _ = cli(capsys, "status", "--json")
     assert code == 0 and json.loads(out)["sessions"] == []
+    assert json.loads(out)["state_dir"] == str(project_state_dir(tmp_path))
+    assert not project_state_dir(tmp_path).exists()
     assert not (tmp_path / ".goalkeeper").exists()
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.cli.app import run
+from goalkeeper.hosts.claude_settings import receipt_path
 from goalkeeper.hosts.json_doc import style_of
 
 CLAUDE_JSON = {
@@ -102,11 +103,14 @@ def test_local_install_writes_nothing_the_team_shares(
 def test_project_install_and_uninstall_leave_no_trace(
     dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A project goalkeeper was never in: after install and uninstall no .claude/, .mcp.json
-    or .goalkeeper/ is left (all were created by install and are empty again)."""
+    """A project goalkeeper was never in: after install and uninstall no .claude/ or .mcp.json
+    is left (both were created by install and are empty again); the receipt is kept in
+    goalkeeper's state folder, never in the project."""
     project, home = dirs
     gk(capsys, "install", "claude")
-    assert {".claude", ".mcp.json", ".goalkeeper"} <= {p.name for p in project.iterdir()}
+    assert {".claude", ".mcp.json"} <= {p.name for p in project.iterdir()}
+    assert not (project / ".goalkeeper").exists()
+    assert receipt_path("project", project, home).is_file()
     gk(capsys, "uninstall", "claude")
     assert tree(project) == {}
     assert not (home / ".claude.json").exists()
@@ -161,15 +165,15 @@ def test_reinstall_replaces_an_older_versions_absolute_command(
     """Settings written by an older goalkeeper (``<venv python> -m goalkeeper hook claude``,
     ``.mcp.json`` with the interpreter): reinstall updates them in place to the launcher, and
     uninstall with an old receipt still takes them out."""
-    project, _ = dirs
+    project, home = dirs
     old = "/old/venv/bin/python3 -m goalkeeper hook claude"
     settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": old}]}]}}
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     old_mcp = {"command": "/old/venv/bin/python3", "args": ["-m", "goalkeeper", "mcp"]}
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"goalkeeper": old_mcp}}), "utf-8")
-    receipt = project / ".goalkeeper" / "install-claude-project.json"
-    receipt.parent.mkdir()
+    receipt = receipt_path("project", project, home)
+    receipt.parent.mkdir(parents=True)
     receipt.write_text(
         json.dumps({"env_set": {}, "env_previous": {}, "created": [], "mcp_server": True}),
         encoding="utf-8",
@@ -212,7 +216,7 @@ def test_a_user_install_leaves_nothing_in_home_after_uninstall(
     before = tree(home)
     gk(capsys, "install", "claude", "--user")
     assert (home / ".claude" / "settings.json").is_file()
-    assert (home / ".goalkeeper").is_dir()
+    assert receipt_path("user", home, home).is_file()
     gk(capsys, "uninstall", "claude", "--user")
     assert tree(home) == before
 

@@ -11,6 +11,7 @@ import pytest
 from goalkeeper.cli.app import run
 from goalkeeper.store import journal
 from goalkeeper.store.db import Store
+from goalkeeper.store.locations import project_state_dir
 from tests.cli.proof_session import HOSTILE, SESSION, run_session
 
 
@@ -94,4 +95,4 @@ def test_unknown_ambiguous_and_missing_sessions_are_errors_a_person_can_act_on(
     empty = tmp_path_factory.mktemp("empty")
     code, _, err = report(empty, capsys)
     assert code == 4 and "has not seen a session" in err
-    assert not (empty / ".goalkeeper").exists()
+    assert not project_state_dir(empty).exists()

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from goalkeeper.store.db import state_path
+
 from .harness import GOALKEEPER_TIMEOUT_S, Case, venv_bin_dir
 
 pytestmark = pytest.mark.e2e
@@ -86,4 +88,4 @@ def test_a_clone_without_goalkeeper_runs_unbroken_and_says_so(case: Case) -> Non
     assert TODO not in json.dumps(run.requests[-1]["body"]["messages"])
     transcript = json.dumps(case.transcript(run))
     assert "goalkeeper is not installed" in transcript, "the one-line notice is not recorded"
-    assert not (case.proj / ".goalkeeper" / "state.db").exists()
+    assert not state_path(case.proj).exists() and not (case.proj / ".goalkeeper").exists()

@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from goalkeeper.store.db import state_path
+
 from .pi_harness import PiCase, PiRpc, tail_messages, tool_outputs
 
 pytestmark = pytest.mark.e2e
@@ -465,7 +467,7 @@ def test_an_installed_copy_and_pi_runs_copy_serve_the_session_once(pi_case: PiCa
     assert proc.returncode == 1, proc.stderr
     session = json.loads(proc.stdout)["session"]
     assert [r.get("rule") for r in pi_case.fake.chat_requests()] == ["complete", "after-refusal"]
-    db = sqlite3.connect(pi_case.proj / ".goalkeeper" / "state.db")
+    db = sqlite3.connect(state_path(pi_case.proj))
     try:
         hellos = db.execute(
             "SELECT COUNT(*) FROM journal WHERE kind = 'host' AND session_id = ?", (session,)

@@ -16,6 +16,7 @@ import pytest
 
 from goalkeeper.hosts.claude_code import answer_hook, parse_input
 from goalkeeper.hosts.fail_open import HostInputError
+from goalkeeper.store.db import state_path
 
 from ..hook_answers import assert_no_internal_error
 
@@ -209,8 +210,8 @@ def test_parse_input_ignores_unknown_keys() -> None:
 @pytest.mark.internal_error_expected
 def test_damaged_state_database_fails_open(project: Path) -> None:
     """A corrupt state.db never blocks the agent, is named in the message, and is left as is."""
-    (project / ".goalkeeper").mkdir()
-    db = project / ".goalkeeper" / "state.db"
+    db = state_path(project)
+    db.parent.mkdir(parents=True)
     db.write_bytes(b"this is not a database" * 100)
     raw = payload("stop_complete_early.json", project)
     result, _ = answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project)}, str(project))

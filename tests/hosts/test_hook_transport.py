@@ -35,7 +35,7 @@ from goalkeeper.hosts.hook_client import (
     server_key,
 )
 from goalkeeper.hosts.hook_server import server_pid
-from goalkeeper.store.db import Store
+from goalkeeper.store.db import Store, state_path
 from goalkeeper.store.sessions import get_session
 
 from ..hook_answers import assert_no_internal_error
@@ -451,7 +451,7 @@ def test_a_server_silent_after_ok_is_not_retried_in_process(tmp_path: Path) -> N
     finally:
         fake.close()
     assert answer == json.loads(_no_answer())
-    assert not (project / ".goalkeeper").exists()
+    assert not Store(project).exists()
 
 
 def test_a_request_the_server_did_not_take_is_answered_in_process(tmp_path: Path) -> None:
@@ -469,7 +469,7 @@ def test_a_request_the_server_did_not_take_is_answered_in_process(tmp_path: Path
         time.sleep(0.5)  # the hook started an engine in the background: stop it
         stop_engine(project, env)
     assert answer.get("decision") == "block"
-    assert (project / ".goalkeeper").is_dir()
+    assert Store(project).exists()
 
 
 def test_a_spawned_engine_keeps_only_private_files(
@@ -584,7 +584,7 @@ def test_the_warm_engine_keeps_the_wal_between_requests(tmp_path: Path) -> None:
     env = clean_env(project, runtime, GOALKEEPER_LANG="en")
     start = b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'
     stop = b'{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"[PDCA] do"}'
-    wal = project / ".goalkeeper" / "state.db-wal"
+    wal = state_path(project).with_name("state.db-wal")
     with warm_server(project, env, tmp_path / "engine.log"):
         run_hook(project, env, start)
         run_hook(project, env, stop)
@@ -604,7 +604,7 @@ def test_a_hook_answered_in_process_leaves_its_state_committed(tmp_path: Path) -
     stop = b'{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"[PDCA] do"}'
     for payload in (start, stop, stop):
         run_hook(project, env, payload)
-    wal = project / ".goalkeeper" / "state.db-wal"
+    wal = state_path(project).with_name("state.db-wal")
     assert wal.exists()
     store = Store(project)
     row = get_session(store.connection(), "s1")

@@ -18,6 +18,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from goalkeeper.hosts.launcher import is_goalkeeper_mcp, mcp_argv
 
+
+def state_env() -> dict[str, str]:
+    """goalkeeper's state folder as this test set it (tests/conftest.py): a server started
+    with a bare environment must not write into the user's own state home."""
+    return {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]}
+
+
 EXPOSED = {
     "claude": "mcp__goalkeeper__",  # Claude Code's settings install
     "codex": "mcp__goalkeeper__",  # Codex 0.171.0: its hooks and its own texts name MCP tools so
@@ -34,7 +41,12 @@ async def _session(
     """One server as ``host``'s registration starts it: the tool descriptions it lists, and
     each call's text and whether it is an error."""
     args = ["-m", "goalkeeper", "-C", str(project), "mcp", "--host", host]
-    base = {"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s1", "GOALKEEPER_LANG": "en"}
+    base = {
+        "PATH": os.environ.get("PATH", ""),
+        **state_env(),
+        "GOALKEEPER_SESSION": "s1",
+        "GOALKEEPER_LANG": "en",
+    }
     params = StdioServerParameters(
         command=sys.executable, args=args, env={**base, **env}, cwd=str(project)
     )
@@ -120,7 +132,7 @@ async def _listed(project: Path, host: str) -> list[str]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp", "--host", host],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s1"},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_SESSION": "s1"},
     )
     async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
         await session.initialize()

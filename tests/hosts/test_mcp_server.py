@@ -18,13 +18,19 @@ from goalkeeper.core.values import Advise, Block, Reply
 from goalkeeper.hosts.mcp_server import session_of, to_tool_result
 
 
+def state_env() -> dict[str, str]:
+    """goalkeeper's state folder as this test set it (tests/conftest.py): a server started
+    with a bare environment must not write into the user's own state home."""
+    return {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]}
+
+
 async def _calls(
     project: Path, calls: list[dict[str, Any]], env: dict[str, str]
 ) -> tuple[list[str], list[tuple[bool, str]]]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), **env},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), **env},
     )
     results: list[tuple[bool, str]] = []
     async with stdio_client(params) as streams, ClientSession(streams[0], streams[1]) as session:
@@ -160,7 +166,7 @@ async def _ask(
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_LANG": "en"},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_LANG": "en"},
     )
     callback = on_elicit if answer is not None else None
     start = {"mode": "workflow", "route": "hard-bug", "session": "s-ask"}
@@ -315,7 +321,7 @@ async def _approve(
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_LANG": "en"},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_LANG": "en"},
     )
     args = {"session": "s1", **arguments}
     if era == "modern":
@@ -379,7 +385,12 @@ async def _progressive_legacy(project: Path, **env: str) -> list[Any]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools", **env},
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            **state_env(),
+            "GOALKEEPER_SESSION": "s-tools",
+            **env,
+        },
     )
     changed: list[str] = []
 
@@ -440,7 +451,7 @@ async def _progressive_modern(project: Path) -> tuple[list[str], list[str], bool
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "s-tools"},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_SESSION": "s-tools"},
     )
     async with Client(params, mode="2026-07-28") as client:
         before = [t.name for t in (await client.list_tools()).tools]

@@ -14,6 +14,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
+def state_env() -> dict[str, str]:
+    """goalkeeper's state folder as this test set it (tests/conftest.py): a server started
+    with a bare environment must not write into the user's own state home."""
+    return {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]}
+
+
 async def _connection(project: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """One server process and one client session: each call's text, in order."""
     params = StdioServerParameters(
@@ -21,6 +27,7 @@ async def _connection(project: Path, calls: list[tuple[str, dict[str, Any]]]) ->
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
         env={
             "PATH": os.environ.get("PATH", ""),
+            **state_env(),
             "GOALKEEPER_SESSION": "s-plain",
             "GOALKEEPER_LANG": "en",
         },

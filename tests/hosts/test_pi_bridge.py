@@ -17,6 +17,7 @@ from goalkeeper.core.todos.tree import TOOL_SCHEMA
 from goalkeeper.engine.ports import Completed
 from goalkeeper.hosts.pi_bridge import Bridge, serve
 from goalkeeper.store import journal
+from goalkeeper.store.db import state_path
 from goalkeeper.testing import FakeClock, FakeRunner
 
 from ..hook_answers import assert_no_internal_error
@@ -694,8 +695,8 @@ def test_an_engine_failure_fails_open_and_the_bridge_goes_on(
 @pytest.mark.internal_error_expected
 def test_a_damaged_state_database_fails_open(tmp_path: Path, env: dict[str, str]) -> None:
     """A corrupt state.db: every awaited event answers Pi's default and the user is told."""
-    (tmp_path / ".goalkeeper").mkdir()
-    (tmp_path / ".goalkeeper" / "state.db").write_bytes(b"this is not a database" * 100)
+    state_path(tmp_path).parent.mkdir(parents=True)
+    state_path(tmp_path).write_bytes(b"this is not a database" * 100)
     client = Pi(tmp_path, env)
     client.internal_error_expected = True
     for _ in range(2):

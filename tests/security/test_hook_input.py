@@ -25,6 +25,12 @@ from goalkeeper.hosts.pi_protocol import parse_line
 from ..hook_answers import assert_no_internal_error, internal_errors
 
 
+def state_env() -> dict[str, str]:
+    """goalkeeper's state folder as this test set it (tests/conftest.py): a server started
+    with a bare environment must not write into the user's own state home."""
+    return {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]}
+
+
 def goalkeeper_command() -> list[str]:
     """The real ``goalkeeper`` console script of this interpreter's environment."""
     script = Path(sys.executable).parent / "goalkeeper"
@@ -284,7 +290,7 @@ async def _mcp_calls(project: Path, calls: list[dict[str, Any]]) -> list[tuple[b
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), "GOALKEEPER_SESSION": "mcp"},
+        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_SESSION": "mcp"},
     )
     results: list[tuple[bool, str]] = []
     with anyio.fail_after(60):

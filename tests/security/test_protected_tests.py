@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from goalkeeper.store.locations import project_state_dir
+
 from .. import user_terminal
 from .conftest import run_hook, stop
 
@@ -167,10 +169,11 @@ def test_accepting_tests_refuses_an_agent_shell(project: Path) -> None:
 def test_approving_after_the_state_was_lost_restores_the_original_tests(
     project: Path, tmp_path: Path
 ) -> None:
-    """The agent weakens a test, then deletes goalkeeper's state (around the trust guard): the
-    goal shows as one nobody approved. The user approves it; goalkeeper restores the tests kept
-    when the goal was set from its copy in the user's state folder, so the weakened test is
-    still caught. Without that copy it keeps the tests as they are and says so."""
+    """The agent weakens a test, then goalkeeper's state for the project is lost (its folder
+    deleted): the goal shows as one nobody approved. The user approves it; goalkeeper restores
+    the tests kept when the goal was set from its copy in the user's state folder, so the
+    weakened test is still caught. Without that copy it keeps the tests as they are and says
+    so."""
     import shutil
 
     def approve() -> str:
@@ -182,11 +185,11 @@ def test_approving_after_the_state_was_lost_restores_the_original_tests(
         return done.stdout
 
     CHEATS["assert True"](project)
-    shutil.rmtree(project / ".goalkeeper")
+    shutil.rmtree(project_state_dir(project))
     assert "it had a copy of the goal's tests as they were when you set it" in approve()
     _tick(project)
     assert not _proven(_stop(project))
-    shutil.rmtree(project / ".goalkeeper")
+    shutil.rmtree(project_state_dir(project))
     shutil.rmtree(tmp_path / "xdg-state")  # the copy gone too
     told = approve()
     assert "held to the 2 test files and test settings as they are" in told, told

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import goalkeeper.store.db as db
-from goalkeeper.store.db import ConnectionPool, Store
+from goalkeeper.store.db import ConnectionPool, Store, state_path
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_a_database_moved_aside_is_not_written_through_an_old_handle(
     with first.transaction() as conn:
         conn.execute("CREATE TABLE t (x)")
     first.close()
-    state = tmp_path / ".goalkeeper" / "state.db"
+    state = state_path(tmp_path)
     state.rename(tmp_path / "aside.db")
     second = Store(tmp_path)
     with second.transaction() as conn:

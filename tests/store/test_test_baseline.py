@@ -83,7 +83,7 @@ def test_session_tests_are_kept_once_and_only_the_newest_stay(tmp_path: Path) ->
 
 def test_a_goals_tests_are_copied_outside_the_project_and_come_back(tmp_path: Path) -> None:
     """`take_baseline(backup=True)` keeps a copy in the user's state folder; after
-    `.goalkeeper/` is deleted, `restore_baseline` puts the original tests back, not the
+    the project's state folder is deleted, `restore_baseline` puts the original tests back, not the
     weakened ones now in the tree."""
     import shutil
 
@@ -98,7 +98,7 @@ def test_a_goals_tests_are_copied_outside_the_project_and_come_back(tmp_path: Pa
     copy = backup_path(project, "g-1")
     assert copy.is_file() and str(copy).startswith(str(tmp_path / "xdg-state" / "goalkeeper"))
     (project / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n", "utf-8")
-    shutil.rmtree(project / ".goalkeeper")
+    shutil.rmtree(store.path.parent)
     store = Store(project)
     with store.transaction() as conn:
         assert load_baseline(conn, "g-1") is None

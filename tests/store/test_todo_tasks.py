@@ -20,7 +20,7 @@ ENV = {"GOALKEEPER_LANG": "en"}
 def old_database(project: Path, guards: dict[str, object]) -> None:
     """A state.db as goalkeeper wrote it before migration 006, with one session row."""
     path = state_path(project)
-    path.parent.mkdir()
+    path.parent.mkdir(parents=True)
     conn = sqlite3.connect(path)
     for migration in MIGRATIONS[:5]:
         migration(conn)

@@ -14,7 +14,9 @@ from msgspec import Struct
 
 import goalkeeper
 
-PROJECT_MARKERS = (".goalkeeper", "plan", ".git", ".claude")
+PROJECT_MARKERS = (".goalkeeper", "plan", ".git", ".claude")  # .goalkeeper/: legacy state
+HOST_COMMANDS = frozenset({"hook", "mcp", "bridge", "server", "serve"})
+"""Commands a host runs, not the user: they never print a notice meant for the user."""
 
 
 class ExitCode(IntEnum):
@@ -61,6 +63,30 @@ def cli(ctx: click.Context, project: Path | None, verbose: bool) -> None:
     """
     root = project.resolve() if project else find_project(Path.cwd())
     ctx.obj = App(root, verbose)
+    if ctx.invoked_subcommand not in HOST_COMMANDS:
+        ctx.call_on_close(lambda: say_state_moved(root))
+
+
+def say_state_moved(project: Path) -> None:
+    """After a command the user ran: once, where the project's state was moved from its legacy
+    ``.goalkeeper/`` (``store.legacy``), on stderr. Not in an agent's shell, where the agent
+    and not the user would read it (a session start tells the user there)."""
+    from goalkeeper.store.legacy import NOTICE_NAME, take_notice
+    from goalkeeper.store.locations import project_state_dir
+
+    folder = project_state_dir(project)
+    if not (folder / NOTICE_NAME).exists():  # nearly always: one stat
+        return
+    from goalkeeper.cli.trusted import agent_shell_name
+    from goalkeeper.config import load_config
+    from goalkeeper.core.messages import render
+
+    if agent_shell_name() is not None:
+        return
+    moved = take_notice(folder)
+    if moved is not None:
+        lang = load_config(project).lang
+        click.echo(render("zh" if lang == "zh" else "en", moved[0], **moved[1]), err=True)
 
 
 def run(args: list[str]) -> int:

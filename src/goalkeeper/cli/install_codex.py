@@ -7,8 +7,9 @@ Codex has no "local" layer. Codex 0.171.0 runs a hook only once it is trusted, a
 untrusted one without a word: ``--trust`` (the user's own terminal, so the user's own
 decision) records the trust of goalkeeper's handlers, and of the project, in
 ``$CODEX_HOME/config.toml``; without it, install says how to review them. A receipt
-(``.goalkeeper/install-codex-<scope>.json`` in the project or the home folder) says what
-install created, so uninstall takes away exactly that and leaves the user's bytes as they were.
+(``install-codex-<scope>.json`` in goalkeeper's state folder: the project's, or the state home
+for ``--user``) says what install created, so uninstall takes away exactly that and leaves the
+user's bytes as they were.
 """
 
 from __future__ import annotations
@@ -237,8 +238,11 @@ def _paths(scope: str, project: Path, home: Path) -> tuple[Path, Path]:
 
 
 def _receipt_path(scope: str, project: Path) -> Path:
-    base = Path.home() if scope == "user" else project
-    return base / ".goalkeeper" / f"install-codex-{scope}.json"
+    """In goalkeeper's state folder (the project's, or the state home for ``--user``)."""
+    from goalkeeper.store.locations import project_state_dir, state_home
+
+    base = state_home() if scope == "user" else project_state_dir(project)
+    return base / f"install-codex-{scope}.json"
 
 
 def _load_receipt(path: Path) -> dict[str, Any]:

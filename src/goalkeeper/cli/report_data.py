@@ -2,11 +2,12 @@
 what goalkeeper verified.
 
 ``session_proof`` is the one place that reads it (``goalkeeper report`` renders it as Markdown,
-HTML or JSON; ``goalkeeper run --json`` embeds it). Everything comes from ``.goalkeeper/
-state.db``: the journal (every command goalkeeper ran, each close attempt, each decision), the
-session row (counters, mode, workflow), the todo table (tasks and what goalkeeper wrote into
-their ``verification``), the approved promise of the goal and its protected test files. Text
-the agent wrote (todo subjects, output tails, messages) is returned as it is: renderers escape.
+HTML or JSON; ``goalkeeper run --json`` embeds it). Everything comes from the project's state
+database (``store.db``): the journal (every command goalkeeper ran, each close attempt, each
+decision), the session row (counters, mode, workflow), the todo table (tasks and what goalkeeper
+wrote into their ``verification``), the approved promise of the goal and its protected test
+files. Text the agent wrote (todo subjects, output tails, messages) is returned as it is:
+renderers escape.
 
 The JSON shape (``PROOF_VERSION`` 1)::
 

@@ -222,9 +222,9 @@ def _goal_already_set(project: Path, objective: str, verify: tuple[str, ...]) ->
     from goalkeeper.store.db import Store
     from goalkeeper.store.trust import current_promise
 
-    if not (project / ".goalkeeper").is_dir():
-        return False
     store = Store(project)
+    if not store.exists():
+        return False
     try:
         with store.transaction() as conn:
             promise = current_promise(conn, None)

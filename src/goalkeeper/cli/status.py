@@ -45,7 +45,8 @@ def status_command(
 ) -> int:
     """Show goalkeeper's sessions in this project, the latest one (or --session) on one
     screen: phase and counters, goal, todos, workflow, mode and verdict; then its recent
-    decisions from the journal in .goalkeeper/state.db, one readable line each.
+    decisions from the journal in goalkeeper's state folder for this project (outside it;
+    --json names it as state_dir), one readable line each.
 
     --follow keeps watching the journal and prints each entry as it is written, until Ctrl-C.
 
@@ -76,6 +77,7 @@ def status_command(
     data = {
         "project": str(app.project),
         "state_db": str(store.path) if store.exists() else None,
+        "state_dir": str(store.path.parent),
         "server": {"running": pid is not None, "pid": pid},
         "sessions": [session_json(s) for s in sessions],
         "session": focus,
@@ -112,6 +114,7 @@ def _overview(
         return click.style(text, bold=True) if colour else text
 
     click.echo(f"Project: {app.project}")
+    click.echo(f"State: {data['state_dir']}")
     click.echo(f"Engine process: {'running (pid ' + str(pid) + ')' if pid else 'not running'}")
     if sessions:
         click.echo(bold("Sessions") + " (newest first; any shown id works as --session):")

@@ -294,7 +294,13 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":  # things the user should know once per session
-        return add_start_notices(answer, config, notes, _block_cap_warning(env, config))
+        return add_start_notices(
+            answer,
+            config,
+            notes,
+            _block_cap_warning(env, config),
+            state_dir=supervisor.store.path.parent,
+        )
     return answer
 
 

@@ -117,8 +117,11 @@ def settings_path(scope: Scope, project: Path, home: Path) -> Path:
 
 
 def receipt_path(scope: Scope, project: Path, home: Path) -> Path:
-    base = home if scope == "user" else project
-    return base / ".goalkeeper" / f"install-claude-{scope}.json"
+    """In goalkeeper's state folder (the project's, or the state home for ``--user``)."""
+    from goalkeeper.store.locations import project_state_dir, state_home
+
+    base = state_home() if scope == "user" else project_state_dir(project)
+    return base / f"install-claude-{scope}.json"
 
 
 SETTINGS_MAX_BYTES = MAX_BYTES

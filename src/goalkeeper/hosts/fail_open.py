@@ -92,10 +92,17 @@ def add_start_notices(
     config: Config,
     notes: Sequence[tuple[str, Mapping[str, object]]],
     *extra: str | None,
+    state_dir: Path | None = None,
 ) -> dict[str, Any]:
     """At a session's start, what the user should know once beside the guards' answer: the
-    configuration's warnings, the host's own (``extra``) and the transport's ``notes`` (catalog
-    keys and fields), appended to ``systemMessage``. The same for every command-hook host."""
+    configuration's warnings, the host's own (``extra``), the transport's ``notes`` (catalog
+    keys and fields) and, from the project's ``state_dir``, where its state was moved
+    (``store.legacy``), appended to ``systemMessage``. The same for every command-hook host."""
+    if state_dir is not None:
+        from goalkeeper.store.legacy import take_notice
+
+        moved = take_notice(state_dir)
+        notes = [*notes, moved] if moved is not None else notes
     said = [  # a seed-format warning names goalkeeper itself ("[goalkeeper] …")
         w if w.startswith("[goalkeeper]") else render("en", "config.warning", warning=w)
         for w in config.warnings
@@ -117,9 +124,9 @@ def journal_internal_error(project: Path, session_id: str | None, exc: BaseExcep
         from goalkeeper.store import journal
         from goalkeeper.store.db import Store
 
-        if not (project / ".goalkeeper").is_dir():
-            return
         store = Store(project)
+        if not store.exists():  # a project goalkeeper never saw: nothing is made for it
+            return
         data = {
             "error": type(exc).__name__,
             "message": str(exc)[:500],

@@ -233,7 +233,7 @@ def _answer(
         supervisor.store.close()
     answer = to_answer(hook.event, outcome.actions)
     if hook.event == "SessionStart":
-        return add_start_notices(answer, config, notes)
+        return add_start_notices(answer, config, notes, state_dir=supervisor.store.path.parent)
     return answer
 
 

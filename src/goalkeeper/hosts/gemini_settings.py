@@ -109,7 +109,11 @@ def settings_path(scope: GeminiScope, project: Path, home: Path) -> Path:
 
 
 def receipt_path(scope: GeminiScope, project: Path, home: Path) -> Path:
-    return (home if scope == "user" else project) / ".goalkeeper" / f"install-gemini-{scope}.json"
+    """In goalkeeper's state folder (the project's, or the state home for ``--user``)."""
+    from goalkeeper.store.locations import project_state_dir, state_home
+
+    base = state_home() if scope == "user" else project_state_dir(project)
+    return base / f"install-gemini-{scope}.json"
 
 
 def is_goalkeeper_command(command: object) -> bool:

@@ -170,6 +170,7 @@ class Bridge:
             self._journal(
                 "host", {"host": HOST, "pi": self.pi_version, "native": self.tracker.native}
             )
+            self._say_state_moved()
             return declaration(self.config, self.lang, self.project)
         if msg.kind == "tool":
             return self._tool(msg)
@@ -412,6 +413,15 @@ class Bridge:
 
         with self.supervisor.store.transaction() as conn:
             journal.append(conn, self.session_id, time.time(), kind, data)
+
+    def _say_state_moved(self) -> None:
+        """Once, where the project's state was moved from its legacy folder (``store.legacy``):
+        the other hosts say it at their session start, Pi when its extension says hello."""
+        from goalkeeper.store.legacy import take_notice
+
+        moved = take_notice(self.supervisor.store.path.parent)
+        if moved is not None:
+            self._write(wire.action("notify", text=render(self.lang, moved[0], **moved[1])))
 
     def _internal_error(self, exc: BaseException) -> None:
         from goalkeeper.hosts.fail_open import journal_internal_error

@@ -258,7 +258,7 @@ def _decided(
         last = ends[-1] if ends else None
         at = pi.events[last][0] if last is not None else 0.0
         first = pi.events[since][0] if last is not None else 0.0
-    if last is None or not (project / ".goalkeeper").is_dir():
+    if last is None or not Store(project).exists():
         return None
     ended = time.time() - (time.monotonic() - at)  # the wall clock the journal uses
     began = time.time() - (time.monotonic() - first)
@@ -287,9 +287,9 @@ def outcome_of(project: Path, session_id: str | None) -> tuple[str, str]:
     from goalkeeper.store import journal
     from goalkeeper.store.db import Store
 
-    if not session_id or not (project / ".goalkeeper").is_dir():
-        return "stopped", ""
     store = Store(project)
+    if not session_id or not store.exists():
+        return "stopped", ""
     try:
         entries = journal.recent(store.connection(), 200, session_id)
     finally:

@@ -1,14 +1,14 @@
-"""A copy of each goal's protected tests outside the project, for when ``.goalkeeper/`` is lost.
+"""A copy of each goal's protected tests beside the state database, for when its record is lost.
 
-``git clean -fdx``, a fresh checkout over the folder, or an agent deleting the state with a
-program the trust guard cannot read, leave GOAL.md's goal with no record: it shows as a goal
-nobody approved. When the user approves it again, goalkeeper restores the tests it kept when
-the goal was set from this copy, rather than taking the tests as they are then (which the agent
-may have weakened first). The copy lives in the user's state folder (``state_home``),
-one zip per goal under a folder named by the project's real path; the trust guard refuses tool
-calls that write there. It is only as safe as the user's home folder: an agent that may run any
-program as the user can find and delete it too. Best effort: a copy that cannot be written is
-not an error (the state database stays the record).
+The project's state folder deleted, or a legacy ``.goalkeeper/`` that could not be moved out
+(``store.legacy``; before that move, ``git clean -fdx`` in the project did it), leave GOAL.md's
+goal with no record: it shows as a goal nobody approved. When the user approves it again,
+goalkeeper restores the tests it kept when the goal was set from this copy, rather than taking
+the tests as they are then (which the agent may have weakened first). The copy lives in the
+user's state folder (``state_home``), one zip per goal under a folder named by the project's
+real path; the trust guard refuses tool calls that write there. It is only as safe as the user's
+home folder: an agent that may run any program as the user can find and delete it too. Best
+effort: a copy that cannot be written is not an error (the state database stays the record).
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""The one place that opens the state database (``.goalkeeper/state.db``).
+"""The one place that opens the state database (``state.db`` in the project's state folder).
+
+The folder is the user's (``locations.project_state_dir``), never the project, where the
+agent's shell writes: ``git clean -fdx`` or a write the trust guard cannot read leaves
+goalkeeper's counters, approvals and promises as they were. A project whose state an older
+goalkeeper kept in ``.goalkeeper/`` is moved once, when its store is first opened
+(``store.legacy``).
 
 SQLite in WAL mode with a busy timeout, so parallel hook processes queue instead of failing, and
 ``BEGIN IMMEDIATE`` per event, so every read-modify-write of a session is one transaction and no
@@ -8,14 +14,15 @@ update is lost. ``sqlite3`` errors are translated here into ``StoreBusy`` / ``St
 from __future__ import annotations
 
 import _thread  # its lock is threading.Lock itself, without importing threading (~1 ms)
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from goalkeeper.store.locations import PROJECTS, project_state_dir, state_home
 from goalkeeper.store.migrations import MIGRATIONS
 
-STATE_DIR = ".goalkeeper"
 DB_NAME = "state.db"
 BUSY_TIMEOUT_MS = 10_000  # 20 hooks at once, a few ms each: far below this, even on a slow disk
 
@@ -33,20 +40,24 @@ class StoreDamaged(StoreError):
 
 
 def state_path(project: Path) -> Path:
-    return project / STATE_DIR / DB_NAME
+    """``project``'s state database, in its folder under the user's state home."""
+    return project_state_dir(project) / DB_NAME
 
 
 def ensure_state_dir(project: Path) -> Path:
-    """Create ``.goalkeeper/`` with a ``.gitignore`` so machine state is never committed. Only
-    in a project folder that exists: a missing one is an error, never a tree made up."""
-    directory = project / STATE_DIR
-    directory.mkdir(exist_ok=True)
-    ignore = directory / ".gitignore"
-    if not ignore.exists():
+    """Create ``project``'s state folder (and the state home above it) readable by the user
+    alone (mode 0700): what is in it is the user's record of what they approved. A folder that
+    exists with wider bits (an install receipt written first) is narrowed. Called only while
+    the database does not exist yet, so a hook pays for it once per project."""
+    directory = project_state_dir(project)
+    home = state_home()
+    home.parent.mkdir(parents=True, exist_ok=True)  # ~/.local/state: the user's, as it is
+    for folder in (home, home / PROJECTS, directory):
         try:
-            ignore.write_text("*\n", encoding="utf-8")
-        except OSError:
-            pass
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            if folder.stat().st_mode & 0o077:
+                os.chmod(folder, 0o700)
     return directory
 
 
@@ -193,17 +204,30 @@ class Store:
         self._conn: sqlite3.Connection | None = None
 
     def exists(self) -> bool:
-        return self.path.exists()
+        """Whether goalkeeper has state for this project. A project whose state is still in
+        its legacy ``.goalkeeper/`` has it moved here first (once): the answer is then yes."""
+        return self.path.exists() or self._adopt_legacy(create=False)
 
     def connection(self) -> sqlite3.Connection:
         if self._conn is None:
-            try:
-                ensure_state_dir(self.project)
-            except OSError as exc:
-                raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from exc
             pooled = POOL.take(self.path) if POOL is not None else None
+            if pooled is None and not self.path.exists():
+                self._adopt_legacy(create=True)
             self._conn = pooled or connect(self.path)
         return self._conn
+
+    def _adopt_legacy(self, *, create: bool) -> bool:
+        """The database is missing: move a legacy one into place (``store.legacy``), and with
+        ``create`` make the folder for a new one. True when a database now exists."""
+        from goalkeeper.store.legacy import adopt_legacy, has_legacy
+
+        if not create and not has_legacy(self.project):
+            return False  # a question asked of a project goalkeeper never saw: nothing made
+        try:
+            ensure_state_dir(self.project)
+            return adopt_legacy(self.project, self.path)
+        except OSError as exc:
+            raise StoreError(f"cannot create {self.path.parent}: {exc.strerror}") from exc
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -152,9 +152,9 @@ def read_run(project: Path, after_id: int, session_id: str | None) -> list[Journ
     ``session_id`` when it is known (another session in the same project is not this run)."""
     from goalkeeper.store.db import Store
 
-    if not (project / ".goalkeeper").is_dir():
-        return []
     store = Store(project)
+    if not store.exists():
+        return []
     try:
         conn = store.connection()
         query = "SELECT id, session_id, at, kind, data FROM journal WHERE id > ?"
@@ -172,9 +172,9 @@ def last_entry_id(project: Path) -> int:
     """The newest journal entry's id (0 for none): where a run's own entries begin."""
     from goalkeeper.store.db import Store
 
-    if not (project / ".goalkeeper").is_dir():
-        return 0
     store = Store(project)
+    if not store.exists():
+        return 0
     try:
         row = store.connection().execute("SELECT MAX(id) FROM journal").fetchone()
     except sqlite3.Error:
@@ -195,9 +195,9 @@ def goal_status(project: Path) -> GoalStatus:
 
     doc = load_goal(project)
     goal = doc.goal if doc is not None else None
-    if not (project / ".goalkeeper").is_dir():
-        return "none" if goal is None else "held"  # a GOAL.md nobody approved
     store = Store(project)
+    if not store.exists():
+        return "none" if goal is None else "held"  # a GOAL.md nobody approved
     try:
         with store.transaction() as conn:
             promise = current_promise(conn, goal.goal_id if goal is not None else None)

@@ -2,10 +2,10 @@
 state database.
 
 ``snapshot`` reads the project's test files and test configuration (``core.protected``) as they
-are now; ``save_baseline`` keeps them with the goal, in ``.goalkeeper/state.db`` where the
-agent's tools may not write; ``current_digests`` tells what they are at a later stop. Files are
-read through ``safe_read`` (regular files in the project, size-capped) and the walk skips tool,
-dependency and build folders, so a planted FIFO or a vendored tree costs nothing.
+are now; ``save_baseline`` keeps them with the goal, in the state database outside the project
+where the agent's tools may not write; ``current_digests`` tells what they are at a later stop.
+Files are read through ``safe_read`` (regular files in the project, size-capped) and the walk
+skips tool, dependency and build folders, so a planted FIFO or a vendored tree costs nothing.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def take_baseline(
     conn: sqlite3.Connection, goal_id: str, project: Path, now: float, *, backup: bool = False
 ) -> int:
     """Snapshot the project's protected files as ``goal_id``'s baseline; how many. ``backup``:
-    also keep a copy outside the project (a goal's, for when ``.goalkeeper/`` is lost)."""
+    also keep a copy outside the state database (a goal's, for when that record is lost)."""
     contents = snapshot(project)
     save_baseline(conn, goal_id, contents)
     mark_baseline(conn, goal_id, now)

@@ -1,4 +1,5 @@
-"""What the user approved, kept where goalkeeper keeps machine state (``.goalkeeper/state.db``).
+"""What the user approved, kept where goalkeeper keeps machine state (the state database in
+the project's state folder, outside the project: ``store.db``).
 
 Two kinds of approval: the digests of project config files (``goalkeeper allow``) and each
 goal's promise with the repair counters goalkeeper recorded (see ``core.promise``). A row
@@ -47,16 +48,18 @@ def config_approvals(conn: sqlite3.Connection) -> dict[str, str]:
 
 
 def read_config_approvals(project: Path) -> dict[str, str]:
-    """The approved digest per config file, read without creating or migrating anything;
-    {} when there is no database or it predates approvals. Never raises."""
-    from goalkeeper.store.db import state_path
+    """The approved digest per config file, read without creating or migrating anything
+    (a legacy ``.goalkeeper/state.db`` is moved out first, once: ``store.legacy``); {} when
+    there is no database or it predates approvals. Never raises."""
+    from goalkeeper.store.db import Store, StoreError
 
-    path = state_path(project)
+    store = Store(project)
+    path = store.path
     try:
-        if not path.is_file():
+        if not store.exists():
             return {}
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
-    except (sqlite3.Error, OSError, ValueError):
+    except (sqlite3.Error, OSError, ValueError, StoreError):
         return {}
     try:
         return config_approvals(conn)

@@ -5,6 +5,42 @@ from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
     # --- the state folder outside the project (issue 21 item 1) ---
+    "state.moved": (
+        "goalkeeper: this project's state (counters, todos, approvals, the journal) now "
+        "lives in {state_dir}, outside the project, where the agent's shell cannot delete "
+        "it. It was copied from {legacy}, which goalkeeper no longer reads: you can delete "
+        "that folder."
+    ),
+    "state.fresh.link": (
+        "goalkeeper: the old state in {legacy} is a symbolic link (not followed), so goalkeeper "
+        "started this project's state afresh in {state_dir}, outside the project "
+        "(approvals and counters from before are not carried over). goalkeeper no "
+        "longer reads {legacy}: you can delete it."
+    ),
+    "state.fresh.not_file": (
+        "goalkeeper: the old state in {legacy} is not a regular file (not read), so goalkeeper "
+        "started this project's state afresh in {state_dir}, outside the project "
+        "(approvals and counters from before are not carried over). goalkeeper no "
+        "longer reads {legacy}: you can delete it."
+    ),
+    "state.fresh.too_large": (
+        "goalkeeper: the old state in {legacy} is larger than {mb} MB (not read), so goalkeeper "
+        "started this project's state afresh in {state_dir}, outside the project "
+        "(approvals and counters from before are not carried over). goalkeeper no "
+        "longer reads {legacy}: you can delete it."
+    ),
+    "state.fresh.unreadable": (
+        "goalkeeper: the old state in {legacy} could not be read ({detail}), so goalkeeper "
+        "started this project's state afresh in {state_dir}, outside the project "
+        "(approvals and counters from before are not carried over). goalkeeper no "
+        "longer reads {legacy}: you can delete it."
+    ),
+    "state.fresh.not_db": (
+        "goalkeeper: the old state in {legacy} is not a goalkeeper state database in good order ({detail}), so goalkeeper "
+        "started this project's state afresh in {state_dir}, outside the project "
+        "(approvals and counters from before are not carried over). goalkeeper no "
+        "longer reads {legacy}: you can delete it."
+    ),
     # (end of the state folder's messages)
     #
     #

@@ -41,12 +41,12 @@ MESSAGES: dict[str, str] = {
     "trust.goal.ask.keep": "Keep the goal I set",
     "trust.goal.approved": "goalkeeper: the goal is approved as GOAL.md holds it now; goalkeeper verifies it from the next stop.",
     "trust.goal.tests_restored": (
-        "goalkeeper: its state in .goalkeeper/ was lost, but it had a copy of the goal's tests as "
+        "goalkeeper: its record of this goal was lost, but it had a copy of the goal's tests as "
         "they were when you set it ({n} files): the goal is checked against those again."
     ),
     "trust.goal.tests_kept_now": (
         "goalkeeper: it had kept no tests for this goal (the agent proposed it, or goalkeeper's "
-        "state in .goalkeeper/ was lost), so the goal is now held to the {n} test files and test "
+        "record of it was lost), so the goal is now held to the {n} test files and test "
         "settings as they are. Review them (`git diff`) before the agent goes on."
     ),
     "trust.goal.approve_stale": "goalkeeper: GOAL.md changed again after you were asked, so nothing was approved; run `goalkeeper goal approve` to see it.",

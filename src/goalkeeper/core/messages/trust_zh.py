@@ -35,11 +35,11 @@ MESSAGES: dict[str, str] = {
     "trust.goal.ask.keep": "保留我设定的目标",
     "trust.goal.approved": "goalkeeper：目标已按 GOAL.md 当前内容批准；从下一次停止起 goalkeeper 会验证它。",
     "trust.goal.tests_restored": (
-        "goalkeeper：.goalkeeper/ 中的状态丢失了，但它保存过设定目标时测试的副本（{n} 个文件）："
+        "goalkeeper：它对这个目标的记录丢失了，但它保存过设定目标时测试的副本（{n} 个文件）："
         "目标会再次以这些测试为准来检查。"
     ),
     "trust.goal.tests_kept_now": (
-        "goalkeeper：它没有为这个目标保存过测试（目标是智能体提议的，或 .goalkeeper/ 中的状态丢失了），"
+        "goalkeeper：它没有为这个目标保存过测试（目标是智能体提议的，或 goalkeeper 对它的记录丢失了），"
         "因此现在以当前的 {n} 个测试文件和测试配置为准。请在智能体继续之前审阅它们（`git diff`）。"
     ),
     "trust.goal.approve_stale": "goalkeeper：在询问你之后 GOAL.md 又被改动了，因此没有批准任何内容；运行 `goalkeeper goal approve` 查看。",
