@@ -110,11 +110,12 @@ class ForeignServer(Exception):
         self.uid = uid
 
 
-def runtime_dir() -> str:
-    """The folder for sockets (``hook_channel.runtime_dir``) in this process's environment."""
+def runtime_dir(environ: "Mapping[str, str] | None" = None) -> str:
+    """The folder for sockets (``hook_channel.runtime_dir``) in ``environ``, else in this
+    process's environment."""
     from goalkeeper.hosts.hook_channel import runtime_dir as folder
 
-    return folder(process_environ())
+    return folder(process_environ() if environ is None else environ)
 
 
 def peer_credentials_supported() -> bool:
@@ -249,14 +250,14 @@ def run_client(
         )
         return 1
     raw = (stdin or sys.stdin.buffer).read(MAX_INPUT_BYTES + 1)
-    env = forwarded_env(process_environ())
+    environ = process_environ()  # decoded once: ~25 µs each time
+    env = forwarded_env(environ)
     cwd = _os.getcwd()
     project = project_of(host, env, cwd)
     spawn = False
     transport: tuple[str, str, int, int] | None = None  # why the warm engine is off
     if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off" and peer_credentials_supported():
-        environ = process_environ()
-        directory = runtime_dir()
+        directory = runtime_dir(environ)
         problem = runtime_problem(directory)
         secret = read_secret(secret_path(environ)) if problem is None else None
         if problem is not None:
