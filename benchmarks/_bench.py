@@ -675,12 +675,15 @@ def check_stop_answer(stdout: bytes) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def engine_paths(python: str, project: Path) -> dict[str, Path]:
+def engine_paths(
+    python: str, project: Path, env: Mapping[str, str] | None = None
+) -> dict[str, Path]:
     """The runtime files of the engine keyed by (installation, project): socket, pid, lock and
     the files a client leaves when it had to answer in-process and spawned an engine. The key
     is the interpreter's ``sys.prefix`` (its virtualenv), shared by python, python3 and the
-    console script."""
-    from goalkeeper.hosts.hook_client import socket_path  # imports only os and sys
+    console script; the folder is the runtime folder in ``env`` (the hooks' environment: its
+    ``HOME`` names the state home), else in this process's."""
+    from goalkeeper.hosts.hook_client import join, runtime_dir, server_key
 
     prefix = subprocess.run(
         [python, "-c", "import sys; print(sys.prefix)"],
@@ -689,7 +692,7 @@ def engine_paths(python: str, project: Path) -> dict[str, Path]:
         check=True,
         timeout=60,
     ).stdout.strip()
-    sock = Path(socket_path(prefix, str(project)))
+    sock = Path(join(runtime_dir(env), server_key(prefix, str(project)) + ".sock"))
     return {
         "socket": sock,
         "pid": Path(str(sock) + ".pid"),
@@ -715,7 +718,7 @@ def warm_engine(
     stops an engine a hook client may have spawned for it (which would mean a measured request
     fell back in-process: ``check_no_fallback`` reports that).
     """
-    paths = engine_paths(python, project)
+    paths = engine_paths(python, project, env)
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             [
@@ -747,12 +750,12 @@ def warm_engine(
                 pass
 
 
-def check_no_fallback(python: str, project: Path) -> None:
+def check_no_fallback(python: str, project: Path, env: Mapping[str, str] | None = None) -> None:
     """Fail when a hook client answered in-process and tried to start an engine for this key
     (the stamp it leaves behind exists): a "warm" figure would then include cold runs. The
     usual cause is an edit to goalkeeper's sources during the run (the engine answers STALE
     and exits)."""
-    if engine_paths(python, project)["spawn"].exists():
+    if engine_paths(python, project, env)["spawn"].exists():
         raise BenchError(
             f"a warm request fell back in-process (no engine answered for {python}); "
             "were goalkeeper's sources edited during the run?"

@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
                 lambda out: out.startswith(b"{"),
             )  # fmt: skip
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
-        _bench.check_no_fallback(python, project)
+        _bench.check_no_fallback(python, project, env)
     rows = _bench.ratio_rows(samples, "baseline: python -c pass")
     budgets = _bench.ratio_budgets(
         rows, {f"{h}: {kind}": limit for h in HOSTS for kind, limit in BUDGETS.items()}

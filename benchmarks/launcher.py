@@ -189,10 +189,14 @@ def plain_case(argv: list[str], env: dict[str, str], project: Path) -> Callable[
 def instant_engine(python: str, project: Path) -> Iterator[None]:
     """A stand-in engine for ``project`` that answers every request at once with ``{}``: what
     is left of a warm hook is the launcher, the client and the socket, without engine work."""
-    from goalkeeper.hosts.hook_client import frame_answer, make_runtime_dir, runtime_dir
+    from goalkeeper.hosts.hook_channel import ensure_secret, make_runtime_dir, secret_path
+    from goalkeeper.hosts.hook_client import frame_answer, ok_line, open_request, runtime_dir
 
     if make_runtime_dir(runtime_dir()) is not None:
         raise _bench.BenchError(f"{runtime_dir()} is not private")
+    secret = ensure_secret(secret_path(os.environ))  # it proves the secret as the engine does
+    if not isinstance(secret, bytes):
+        raise _bench.BenchError(f"no usable secret: {secret}")
     path = str(_bench.engine_paths(python, project)["socket"])
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -206,9 +210,11 @@ def instant_engine(python: str, project: Path) -> Iterator[None]:
             except OSError:
                 return
             with conn:
-                while conn.recv(65536):
-                    pass
-                conn.sendall(b"OK\n" + frame_answer(b"{}"))
+                chunks = []
+                while chunk := conn.recv(65536):
+                    chunks.append(chunk)
+                nonce = open_request(b"".join(chunks), secret)[0]
+                conn.sendall(ok_line(secret, nonce) + frame_answer(secret, nonce, b"{}"))
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

@@ -63,15 +63,22 @@ def test_core_and_guards_do_no_io(layer: str) -> None:
 
 def test_the_hook_client_imports_almost_nothing() -> None:
     """Hooks start a process per event: the client imports only sys and posix at module level
-    (os only on Windows, which has no posix)."""
-    tree = ast.parse((SRC / "hosts" / "hook_client.py").read_text(encoding="utf-8"))
-    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-    names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
-    names |= {n.module or "" for n in top if isinstance(n, ast.ImportFrom)}
-    assert names == {"sys"}
-    branches = [n for n in tree.body if isinstance(n, ast.If) and "platform" in ast.unparse(n.test)]
-    imported = {a.name for b in branches for n in ast.walk(b) if isinstance(n, ast.Import)
-                for a in n.names}  # fmt: skip
-    assert imported == {"posix", "os"}, imported
+    (os only on Windows, which has no posix), and its channel module (the runtime folder and
+    the secret), which imports no more."""
+    for module, own in (
+        ("hook_client", {"goalkeeper.hosts.hook_channel"}),
+        ("hook_channel", set()),
+    ):
+        tree = ast.parse((SRC / "hosts" / f"{module}.py").read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in top if isinstance(n, ast.ImportFrom)}
+        assert names == {"sys", *own}, module
+        branches = [
+            n for n in tree.body if isinstance(n, ast.If) and "platform" in ast.unparse(n.test)
+        ]
+        imported = {a.name for b in branches for n in ast.walk(b) if isinstance(n, ast.Import)
+                    for a in n.names}  # fmt: skip
+        assert imported == {"posix", "os"}, imported
     main = ast.parse((SRC / "__main__.py").read_text(encoding="utf-8"))
     assert {a.name for n in main.body if isinstance(n, ast.Import) for a in n.names} == {"sys"}

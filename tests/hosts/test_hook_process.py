@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.hook_client import ask_server, encode_request, socket_path
+from goalkeeper.hosts.hook_channel import ensure_secret, secret_path
+from goalkeeper.hosts.hook_client import ask_server, encode_request, seal_request, socket_path
 from goalkeeper.hosts.hook_server import WATCH_EVERY_S, HookServer, SourceWatcher, server_pid
 
 from ..hook_answers import assert_no_internal_error
@@ -160,14 +161,16 @@ def test_the_engine_leaves_when_its_code_changes_with_no_request_needed(
         time.sleep(0.02)
     start = b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}'
     request = encode_request("claude", str(project), {"CLAUDE_PROJECT_DIR": str(project)}, start)
-    assert ask_server(server.path, request, 30) is not None  # served
+    secret = ensure_secret(secret_path(os.environ))
+    assert isinstance(secret, bytes)
+    assert ask_server(server.path, request, secret, 30) is not None  # served
     os.utime(sources / "a.py", ns=(1, 1))
     thread.join(timeout=WATCH_EVERY_S + 10)
     assert not thread.is_alive()  # gone without another request
     assert not os.path.exists(server.path)
     ours, theirs = socket.socketpair()  # a request that comes once the files have changed
     with ours, theirs:
-        theirs.sendall(request)
+        theirs.sendall(seal_request(secret, request, os.urandom(16), time.time() + 60))
         theirs.shutdown(socket.SHUT_WR)
         assert server._take(ours) is None  # not taken: the client answers it itself
         assert theirs.recv(100) == b"STALE\n"

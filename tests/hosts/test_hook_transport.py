@@ -11,12 +11,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from goalkeeper.hosts.hook_channel import (
+    ensure_secret,
+    make_runtime_dir,
+    open_private,
+    runtime_problem,
+    secret_path,
+)
 from goalkeeper.hosts.hook_client import (
     FORWARDED_NAMES,
     PROTOCOL,
@@ -27,11 +34,11 @@ from goalkeeper.hosts.hook_client import (
     encode_request,
     forwarded_env,
     frame_answer,
-    make_runtime_dir,
-    open_private,
+    ok_line,
+    open_request,
     peer_uid,
     runtime_dir,
-    runtime_problem,
+    seal_request,
     server_key,
 )
 from goalkeeper.hosts.hook_server import server_pid
@@ -141,10 +148,32 @@ def warm_server(project: Path, env: dict[str, str], log: Path) -> Iterator[subpr
                 proc.wait(timeout=10)
 
 
-class FakeServer:
-    """A listener at a socket path that records what it reads and sends a fixed reply."""
+def the_secret() -> bytes:
+    """goalkeeper's secret in this test's state home (made if need be), as a hook reads it."""
+    secret = ensure_secret(secret_path(os.environ))
+    assert isinstance(secret, bytes)
+    return secret
 
-    def __init__(self, path: Path, reply: bytes) -> None:
+
+def proven(answer: bytes | None, *, frame: bytes | None = None) -> Callable[[bytes], bytes]:
+    """A reply that proves the secret for the request it answers, as the engine's does: ``OK``
+    and, unless ``answer`` is None, the sealed ``answer`` (or ``frame``, as given)."""
+
+    def reply(request: bytes) -> bytes:
+        secret = the_secret()
+        nonce, _until, _body = open_request(request, secret)
+        if answer is None:
+            return ok_line(secret, nonce) + (frame or b"")
+        return ok_line(secret, nonce) + frame_answer(secret, nonce, answer)
+
+    return reply
+
+
+class FakeServer:
+    """A listener at a socket path that records what it reads and sends a reply: fixed bytes,
+    or what a function makes of the request."""
+
+    def __init__(self, path: Path, reply: bytes | Callable[[bytes], bytes]) -> None:
         self.reply = reply
         self.requests: list[bytes] = []
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -164,8 +193,9 @@ class FakeServer:
             while chunk := conn.recv(65536):
                 chunks.append(chunk)
             self.requests.append(b"".join(chunks))
-            if self.reply:
-                conn.sendall(self.reply)
+            reply = self.reply(self.requests[-1]) if callable(self.reply) else self.reply
+            if reply:
+                conn.sendall(reply)
 
     def close(self) -> None:
         self.listener.close()
@@ -175,17 +205,71 @@ class FakeServer:
 # -- the private runtime folder --------------------------------------------------------------
 
 
-def test_runtime_dir_follows_the_override_then_xdg_then_tmp(
+def test_runtime_dir_follows_the_override_then_xdg_then_the_state_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """GOALKEEPER_RUNTIME_DIR wins; else $XDG_RUNTIME_DIR/goalkeeper; else /tmp/goalkeeper-<uid>."""
+    """GOALKEEPER_RUNTIME_DIR wins; else $XDG_RUNTIME_DIR/goalkeeper when that is a private
+    folder outside every temp folder; else run/ in goalkeeper's state home, never /tmp."""
+    from goalkeeper.store.locations import state_home
+
     monkeypatch.delenv("GOALKEEPER_RUNTIME_DIR", raising=False)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    assert runtime_dir() == str(tmp_path / "goalkeeper")
+    xdg = Path("/run/user") / str(os.getuid())  # not under a temp folder
+    if xdg.is_dir() and xdg.stat().st_mode & 0o077 == 0 and xdg.stat().st_uid == os.getuid():
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(xdg))
+        assert runtime_dir() == str(xdg / "goalkeeper")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # tmp_path is under /tmp
+    tmp_path.chmod(0o700)
+    assert runtime_dir() == str(state_home() / "run")
     monkeypatch.delenv("XDG_RUNTIME_DIR")
-    assert runtime_dir() == f"/tmp/goalkeeper-{os.getuid()}"
+    assert runtime_dir() == str(state_home() / "run")
+    assert not runtime_dir().startswith("/tmp/goalkeeper-")
     monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(tmp_path / "rt"))
     assert runtime_dir() == str(tmp_path / "rt")
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/u"},
+        {"HOME": "/home/u/"},
+        {"HOME": "/home/u", "XDG_STATE_HOME": "/var/state/"},
+        {"HOME": "/home/u", "XDG_STATE_HOME": "  /var//state/./x "},
+        {"HOME": "/home/u", "GOALKEEPER_STATE_HOME": "/srv/gk/"},
+        {"HOME": "/home/u", "GOALKEEPER_STATE_HOME": "~/gk", "XDG_STATE_HOME": "/x"},
+        {"HOME": "/home/u", "GOALKEEPER_STATE_HOME": "~", "XDG_STATE_HOME": "/x"},
+        {"HOME": "/home/u", "GOALKEEPER_STATE_HOME": "relative/gk"},
+        {"HOME": "/home/u", "GOALKEEPER_STATE_HOME": " ", "XDG_STATE_HOME": ""},
+    ],
+)
+def test_the_lean_clients_state_home_is_the_locations_module_s(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook client cannot import ``pathlib``, so it names the state home itself: the same
+    folder as ``store.locations.state_home`` for every spelling of the variables."""
+    from goalkeeper.hosts.hook_channel import state_home as lean
+    from goalkeeper.store.locations import state_home
+
+    for key in ("HOME", "XDG_STATE_HOME", "GOALKEEPER_STATE_HOME"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)  # os.path.expanduser reads the process's HOME
+    assert lean(env) == str(state_home(env))
+
+
+def test_a_socket_path_longer_than_an_address_holds_still_works(tmp_path: Path) -> None:
+    """A deep state home makes the socket path longer than ``sun_path`` (107 bytes): the
+    engine binds and the hook connects through the folder's descriptor, and the engine
+    answers (no fallback in-process); nothing moves to a short folder such as /tmp."""
+    project = tmp_path / "p"
+    project.mkdir()
+    runtime = tmp_path / ("deep-" + "x" * 100) / "run"
+    runtime.mkdir(parents=True, mode=0o700)
+    env = clean_env(project, runtime)
+    assert len(os.fsencode(sock_path(runtime, project))) > 107
+    with warm_server(project, env, tmp_path / "engine.log"):
+        answer = run_hook(project, env, STOP)
+        assert not Path(f"{sock_path(runtime, project)}.spawn").exists()
+    assert answer.get("decision") == "block"
 
 
 def test_a_new_runtime_folder_is_created_private(tmp_path: Path) -> None:
@@ -274,7 +358,8 @@ def test_an_unsafe_folder_means_in_process_with_a_warning_at_session_start(
     runtime = tmp_path / "rt"
     runtime.mkdir()
     runtime.chmod(0o777)
-    fake = FakeServer(sock_path(runtime, project), b"OK\n2\n{}")
+    fake = FakeServer(sock_path(runtime, project), proven(b"{}"))
+    the_secret()
     try:
         env = clean_env(project, runtime, GOALKEEPER_LANG="en")
         answer = run_hook(project, env, START)
@@ -363,7 +448,8 @@ def test_the_client_sends_no_token_to_the_server(tmp_path: Path) -> None:
     runtime = tmp_path / "rt"
     runtime.mkdir(mode=0o700)
     reply = b'{"systemMessage": "from the server"}'
-    fake = FakeServer(sock_path(runtime, project), b"OK\n" + frame_answer(reply))
+    secret = the_secret()
+    fake = FakeServer(sock_path(runtime, project), proven(reply))
     env = clean_env(
         project,
         runtime,
@@ -378,8 +464,10 @@ def test_the_client_sends_no_token_to_the_server(tmp_path: Path) -> None:
         fake.close()
     assert answer == {"systemMessage": "from the server"}
     (request,) = fake.requests
-    assert b"canary" not in request
-    host, cwd, sent, payload = decode_request(request)
+    assert (
+        b"canary" not in request and secret not in request and secret.hex().encode() not in request
+    )
+    host, cwd, sent, payload = decode_request(open_request(request, secret)[2])
     assert (host, cwd, payload) == ("claude", str(project), STOP)
     assert sent["CLAUDE_PROJECT_DIR"] == str(project)
     assert sent["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] == "50"
@@ -389,63 +477,101 @@ def test_the_client_sends_no_token_to_the_server(tmp_path: Path) -> None:
 # -- exactly once ----------------------------------------------------------------------------
 
 
+SECRET = bytes(range(32))
+NONCE = b"n" * 16
+
+
 def test_request_and_reply_framing_round_trip() -> None:
-    """A request decodes to what was encoded; an answer framed after OK comes back whole."""
-    request = encode_request("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
-    assert request.startswith(PROTOCOL + b"\n")
-    assert decode_request(request) == ("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
-    assert decode_reply(b"OK\n" + frame_answer(b'{"a": 1}')) == b'{"a": 1}'
-    assert decode_reply(b"OK\n" + frame_answer(b"")) == b""
+    """A request decodes to what was encoded once it proves the secret; an answer framed
+    after a proven OK comes back whole."""
+    body = encode_request("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
+    request = seal_request(SECRET, body, NONCE, 1e10)
+    assert request.startswith(PROTOCOL + b" ")
+    assert open_request(request, SECRET) == (NONCE, 1e10, body)
+    assert decode_request(body) == ("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
+    for answer in (b'{"a": 1}', b""):
+        reply = ok_line(SECRET, NONCE) + frame_answer(SECRET, NONCE, answer)
+        assert decode_reply(reply, SECRET, NONCE) == answer
 
 
-@pytest.mark.parametrize("reply", [b"", b"STALE\n", b"OFF\n", b"ERR ValueError\n"])
-def test_not_taken_means_handled_in_process(reply: bytes) -> None:
-    """Nothing back, or a refusal before OK: not taken, so the caller may run the event."""
-    assert decode_reply(reply) is None
+def test_a_request_that_does_not_prove_the_secret_is_refused() -> None:
+    """Another secret, a changed body or deadline, a missing proof: ``ValueError``."""
+    body = encode_request("claude", "/p", {}, b"{}")
+    request = seal_request(SECRET, body, NONCE, 1e10)
+    with pytest.raises(ValueError):
+        open_request(request, bytes(32))
+    with pytest.raises(ValueError):
+        open_request(request.replace(b"/p", b"/q"), SECRET)
+    with pytest.raises(ValueError):
+        open_request(request.replace(b" 10000000000.000 ", b" 20000000000.000 "), SECRET)
+    with pytest.raises(ValueError):
+        open_request(b"GK2\n" + body, SECRET)
 
 
 @pytest.mark.parametrize(
     "reply",
-    [b"OK\n", b"OK\n14\n", b'OK\n14\n{"decision"', b"OK\n2\n{}}", b"OK\nxx\n{}", b"O", b"garbage"],
+    [b"", b"STALE\n", b"OFF\n", b"ERR ValueError\n", b"OK\n2\n{}", b"OK " + b"0" * 64 + b"\n2\n{}"],
 )
-def test_taken_but_incomplete_lets_the_agent_go_without_a_retry(reply: bytes) -> None:
-    """Something came back but no complete answer: the fail-open answer, never a retry."""
-    assert decode_reply(reply) == _no_answer()
+def test_not_taken_means_handled_in_process(reply: bytes) -> None:
+    """Nothing back, a refusal, or an OK that does not prove the secret (a stand-in listener):
+    not taken, so the caller runs the event itself."""
+    assert decode_reply(reply, SECRET, NONCE) is None
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [b"", b"14\n", b'14\n{"decision"', b"2\n{}}", b"xx\n{}", b"2 " + b"0" * 64 + b"\n{}", b"2\n{}"],
+)
+def test_taken_but_incomplete_lets_the_agent_go_without_a_retry(frame: bytes) -> None:
+    """A proven OK but no complete sealed answer: the fail-open answer, never a retry."""
+    assert decode_reply(ok_line(SECRET, NONCE) + frame, SECRET, NONCE) == _no_answer()
     assert json.loads(_no_answer())["systemMessage"]
 
 
 @pytest.mark.parametrize(
-    ("reply", "expected"),
+    ("answer", "frame", "expected"),
     [
-        (b"OK\n" + frame_answer(b"{}"), b"{}"),
-        (b"OK\n", _no_answer()),
-        (b"OK\n9\n{", _no_answer()),
-        (b"ERR ValueError\n", None),
-        (b"", None),
+        (b"{}", None, b"{}"),
+        (None, b"", _no_answer()),
+        (None, b"9 00\n{", _no_answer()),
     ],
 )
 def test_ask_server_over_a_real_socket(
-    tmp_path: Path, reply: bytes, expected: bytes | None
+    tmp_path: Path, answer: bytes | None, frame: bytes | None, expected: bytes | None
 ) -> None:
-    """The client reads the whole reply and decides from it; a listener that answers nothing
-    was not taken."""
+    """The client reads the whole reply and decides from it."""
+    path = tmp_path / "s.sock"
+    secret = the_secret()
+    fake = FakeServer(path, proven(answer, frame=frame))
+    body = encode_request("claude", "/p", {}, b"{}")
+    try:
+        assert ask_server(str(path), body, secret, timeout=10) == expected
+    finally:
+        fake.close()
+    (request,) = fake.requests
+    assert open_request(request, secret)[2] == body
+
+
+@pytest.mark.parametrize("reply", [b"ERR ValueError\n", b"", b"OK\n2\n{}"])
+def test_ask_server_not_taken_over_a_real_socket(tmp_path: Path, reply: bytes) -> None:
+    """A refusal, silence, or an unproven OK: not taken (None)."""
     path = tmp_path / "s.sock"
     fake = FakeServer(path, reply)
     try:
-        assert ask_server(str(path), b"GK2\nhost\tclaude\n\n{}", timeout=10) == expected
+        assert ask_server(str(path), b"host\tclaude\n\n{}", the_secret(), timeout=10) is None
     finally:
         fake.close()
-    assert fake.requests == [b"GK2\nhost\tclaude\n\n{}"]
 
 
 def test_a_server_silent_after_ok_is_not_retried_in_process(tmp_path: Path) -> None:
-    """OK and then nothing: the hook prints the fail-open answer and does not run the event
-    itself (no state is written for the project)."""
+    """A proven OK and then nothing: the hook prints the fail-open answer and does not run the
+    event itself (no state is written for the project)."""
     project = tmp_path / "p"
     project.mkdir()
     runtime = tmp_path / "rt"
     runtime.mkdir(mode=0o700)
-    fake = FakeServer(sock_path(runtime, project), b"OK\n")
+    the_secret()
+    fake = FakeServer(sock_path(runtime, project), proven(None))
     try:
         answer = run_hook(project, clean_env(project, runtime), STOP)
     finally:
@@ -462,6 +588,7 @@ def test_a_request_the_server_did_not_take_is_answered_in_process(tmp_path: Path
     runtime.mkdir(mode=0o700)
     fake = FakeServer(sock_path(runtime, project), b"")
     env = clean_env(project, runtime)
+    the_secret()
     try:
         answer = run_hook(project, env, STOP)
     finally:
@@ -523,7 +650,7 @@ def test_the_warm_engine_answers_hostile_input_like_the_in_process_path(tmp_path
     cold = [run_hook(project, {**env, "GOALKEEPER_SERVER": "off"}, p) for p in payloads]
     assert warm == cold
     assert "X\ufffd" in str(warm[0]["systemMessage"])
-    assert refused.startswith(b"ERR ") and decode_reply(refused) is None
+    assert refused.startswith(b"ERR ") and decode_reply(refused, the_secret(), NONCE) is None
     assert not Path(f"{sock_path(runtime, project)}.spawn").exists()  # no request fell back
 
 

@@ -16,6 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from goalkeeper.core.values import Advise, Block, Reply
 from goalkeeper.hosts.mcp_server import session_of, to_tool_result
+from tests.hosts.mcp_support import server_params
 
 
 def state_env() -> dict[str, str]:
@@ -310,19 +311,22 @@ def _held(project: Path) -> bool:
 
 
 async def _approve(
-    project: Path, answer: Any, arguments: dict[str, Any], seen: list[Any], era: str
+    project: Path,
+    answer: Any,
+    arguments: dict[str, Any],
+    seen: list[Any],
+    era: str,
+    as_host: bool = True,
 ) -> str:
+    """``goal_approval`` called on a server the host started (``as_host``: a stand-in host is
+    its parent) or one the test's own process started, the form answered with ``answer``."""
     from mcp.client import Client
 
     async def on_elicit(context: Any, params: Any) -> Any:
         seen.append(params)
         return answer
 
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "goalkeeper", "-C", str(project), "mcp"],
-        env={"PATH": os.environ.get("PATH", ""), **state_env(), "GOALKEEPER_LANG": "en"},
-    )
+    params = server_params(project, {"GOALKEEPER_LANG": "en"}, as_host=as_host)
     args = {"session": "s1", **arguments}
     if era == "modern":
         async with Client(params, mode="2026-07-28", elicitation_callback=on_elicit) as client:

@@ -329,8 +329,16 @@ class RootListener:
 
 
 def victims_private_folder(world: World) -> None:
+    """The victim's runtime folder, and the secret its hooks prove (made as the victim's engine
+    makes it), so that its hooks connect."""
     world.runtime.mkdir(mode=0o700)
     os.chown(world.runtime, VICTIM, VICTIM)
+    code = (
+        "import os; from goalkeeper.hosts.hook_channel import ensure_secret, secret_path; "
+        "assert isinstance(ensure_secret(secret_path(os.environ)), bytes)"
+    )
+    made = as_user(VICTIM, [world.python, "-c", code], world.env)
+    assert made.returncode == 0, made.stderr
 
 
 def test_the_client_sends_nothing_to_a_server_of_another_uid(world: World) -> None:

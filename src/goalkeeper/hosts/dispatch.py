@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
+from goalkeeper.hosts.hook_channel import make_runtime_dir, open_private
 from goalkeeper.hosts.hook_client import (
     HOSTS,
     SPAWN_THROTTLE_S,
-    make_runtime_dir,
-    open_private,
     project_of,
     runtime_dir,
     socket_path,

@@ -9,27 +9,39 @@ warm one is started in the background for the next event. Either way the answer 
 the server is an optimisation, never a dependency.
 
 The agent goalkeeper supervises may cheat, and hooks run outside the host's permission prompts,
-so the transport is private and exact:
+so the transport is private, exact and proven at both ends (``hook_channel``):
 
-- **Private folder.** The sockets live in ``runtime_dir()``, which must be a real directory owned
-  by this user with no group or other permission bits, in a parent no other user can rename it
-  in. Otherwise the client neither connects nor starts a server: it answers in-process and a
-  SessionStart answer says why (the server refuses to serve there too). Files in the folder are
-  opened with ``O_NOFOLLOW`` (``open_private``), mode 0600.
+- **Private folder, outside the project and every temp folder.** The sockets live in
+  ``runtime_dir()`` (``$XDG_RUNTIME_DIR/goalkeeper`` or goalkeeper's state home), which must be a
+  real directory owned by this user with no group or other permission bits, in a parent no other
+  user can rename it in. Otherwise the client neither connects nor starts a server: it answers
+  in-process and a SessionStart answer says why (the server refuses to serve there too). Files in
+  the folder are opened with ``O_NOFOLLOW`` (``open_private``), mode 0600.
 - **Peer credentials.** After ``connect`` and before sending a byte, the client checks that the
   server runs as this user (``SO_PEERCRED`` on Linux, ``LOCAL_PEERCRED`` on macOS); the server
   checks every client the same way. Where the platform cannot tell, the server path is off.
+- **A shared secret proves both ends.** The request carries a fresh nonce, a deadline and a
+  digest of the secret (in goalkeeper's state home, which a sandbox denies to the agent's shell)
+  with all of it: the engine answers no client that cannot prove it, so a forged event sent by
+  the agent changes nothing. The engine's ``OK`` carries its own proof for that nonce and its
+  answer a seal: a stand-in listener that answers ``{}`` (goalkeeper switched off) cannot prove
+  it and is treated as "not taken" (the event is answered in-process). No secret yet (the engine
+  creates it): in-process, and an engine is started.
+- **Bounded waits.** ``OK`` must come within ``OK_WAIT_S``: a listener that never answers costs a
+  hook at most that, then the event is answered in-process. The engine sends no ``OK`` after the
+  request's deadline, so a late ``OK`` never makes an event run twice.
 - **Only goalkeeper's variables** travel to the server (``forwarded_env``), never the rest of
   ``CLAUDE_*``, which holds tokens.
 - **Exactly once.** The server answers ``OK`` as soon as it takes a request, before the engine
-  runs, then the answer with its length. Nothing before ``OK`` (refused, stale, switched off, or
-  silence) means not taken, and the event is handled in-process. Anything after ``OK`` that is
-  not a complete answer means taken and lost: the agent is let go (fail open) and the event is
-  never run a second time.
+  runs, then the answer with its length. Nothing before a proven ``OK`` (refused, stale,
+  switched off, unproven, or silence) means not taken, and the event is handled in-process.
+  Anything after ``OK`` that is not a complete sealed answer means taken and lost: the agent is
+  let go (fail open) and the event is never run a second time.
 
-Request: ``GK2`` / ``host<TAB>…`` / ``cwd<TAB>…`` / ``env<TAB>NAME=value``… / empty line / the
-raw payload; the client then shuts its side down. Reply: ``STALE``, ``OFF`` or ``ERR <what>``
-(not taken), or ``OK`` / the answer's length in bytes / the answer; each line ends with LF.
+Request: ``GK3 <nonce hex> <deadline> <proof hex>`` / ``host<TAB>…`` / ``cwd<TAB>…`` /
+``env<TAB>NAME=value``… / empty line / the raw payload; the client then shuts its side down.
+Reply: ``STALE``, ``OFF`` or ``ERR <what>`` (not taken), or ``OK <proof hex>`` / the answer's
+length and seal / the answer; each line ends with LF.
 """
 
 import sys
@@ -42,13 +54,24 @@ if sys.platform == "win32":  # no posix module; there is no server path there an
 else:
     import posix as _os
 
+from goalkeeper.hosts.hook_channel import (  # as lean as this module
+    answer_seal,
+    client_proof,
+    join,
+    read_secret,
+    runtime_problem,
+    same,
+    secret_path,
+    server_proof,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # importing typing would cost more than this whole client
     from _socket import socket as Socket
     from collections.abc import Mapping
     from typing import BinaryIO, NoReturn
 
-PROTOCOL = b"GK2"
+PROTOCOL = b"GK3"
 HOSTS = {
     "claude": "goalkeeper.hosts.claude_code",
     "codex": "goalkeeper.hosts.codex",
@@ -64,14 +87,19 @@ FORWARDED_PREFIXES = ("GOALKEEPER_", "PI_TODONE_")
 FORWARDED_NAMES = ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "GEMINI_PROJECT_DIR")
 """The only host variables the engine reads; the others (``CLAUDE_*``, ``GEMINI_*``,
 ``CODEX_*``) may hold tokens."""
-RUNTIME_DIR_VAR = "GOALKEEPER_RUNTIME_DIR"
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONNECT_TIMEOUT_S = 1.0
+OK_WAIT_S = 1.0
+"""How long the engine may take to send ``OK`` (it does so before the engine runs: ~1 ms);
+a listener silent that long is not the engine, and the event is answered in-process."""
+OK_GRACE_S = 0.5
+"""How much longer the client listens than the deadline the engine keeps to."""
 ANSWER_TIMEOUT_S = 50.0  # below the 60 s hook timeout `goalkeeper install claude` sets
 STOP_ANSWER_TIMEOUT_S = 590.0  # a Stop may run a goal's verification: below its 600 s timeout
 SPAWN_THROTTLE_S = 10.0
 UNSAFE_FOLDER = "hook.runtime_unsafe"
 FOREIGN_SERVER = "hook.server_foreign"
+UNSAFE_SECRET = "channel.secret_unsafe"
 
 
 class ForeignServer(Exception):
@@ -82,67 +110,12 @@ class ForeignServer(Exception):
         self.uid = uid
 
 
-def runtime_dir() -> str:
-    """The folder for sockets: ``$GOALKEEPER_RUNTIME_DIR`` (an absolute path), else
-    ``$XDG_RUNTIME_DIR/goalkeeper``, else ``/tmp/goalkeeper-<uid>``. It may not be private:
-    ``runtime_problem`` tells."""
-    environ = process_environ()
-    override = environ.get(RUNTIME_DIR_VAR)
-    if override:
-        return override
-    base = environ.get("XDG_RUNTIME_DIR")
-    if base and _isdir(base):
-        return _join(base, "goalkeeper")
-    return f"/tmp/goalkeeper-{_os.getuid()}"
+def runtime_dir(environ: "Mapping[str, str] | None" = None) -> str:
+    """The folder for sockets (``hook_channel.runtime_dir``) in ``environ``, else in this
+    process's environment."""
+    from goalkeeper.hosts.hook_channel import runtime_dir as folder
 
-
-def runtime_problem(directory: str) -> tuple[str, int, int] | None:
-    """Why ``directory`` is not private to this user, as (path, owner uid, ``st_mode``) of the
-    folder, or of its parent when another user could rename the folder away there; None when it
-    is private or does not exist yet. Two ``stat`` calls: this runs on every hook."""
-    uid = _os.getuid()
-    parent = _parent(directory)
-    try:
-        st = _os.stat(parent)  # the parent may be a symlink (macOS: /tmp → /private/tmp)
-    except OSError:
-        return None  # nothing to connect to; creating the folder will fail and say so
-    # 0o022: group or other may write; 0o1000: the sticky bit, which limits renames to owners
-    if st.st_uid not in (0, uid) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-        return parent, st.st_uid, st.st_mode
-    try:
-        st = _os.lstat(directory)
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return directory, -1, 0
-    # 0o170000: the file type bits; 0o040000: a directory (not a symlink to one)
-    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != uid or st.st_mode & 0o077:
-        return directory, st.st_uid, st.st_mode
-    return None
-
-
-def make_runtime_dir(directory: str) -> tuple[str, int, int] | None:
-    """Create ``directory`` private to this user (atomically, mode 0700), or accept it when it
-    exists and is private; the problem otherwise, as ``runtime_problem`` says it."""
-    try:
-        _os.mkdir(directory, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return directory, -1, 0
-    return runtime_problem(directory)
-
-
-def open_private(path: str, flags: int) -> int:
-    """A file descriptor for ``path`` in the runtime folder: never through a symlink, created
-    with mode 0600, and only if it is a regular file of this user (``O_NONBLOCK``: a FIFO
-    there cannot hang the open). Raises ``OSError``."""
-    fd = _os.open(path, flags | _os.O_NOFOLLOW | _os.O_CLOEXEC | _os.O_NONBLOCK, 0o600)
-    st = _os.fstat(fd)
-    if st.st_mode & 0o170000 != 0o100000 or st.st_uid != _os.getuid():  # a regular file
-        _os.close(fd)
-        raise PermissionError(f"{path} is not a regular file of this user")
-    return fd
+    return folder(process_environ() if environ is None else environ)
 
 
 def peer_credentials_supported() -> bool:
@@ -189,7 +162,7 @@ def server_key(installation: str, project: str) -> str:
 
 
 def socket_path(installation: str, project: str) -> str:
-    return _join(runtime_dir(), server_key(installation, project) + ".sock")
+    return join(runtime_dir(), server_key(installation, project) + ".sock")
 
 
 def forwarded_env(environ: "Mapping[str, str]") -> dict[str, str]:
@@ -206,18 +179,32 @@ def forwarded_env(environ: "Mapping[str, str]") -> dict[str, str]:
 
 
 def encode_request(host: str, cwd: str, env: dict[str, str], payload: bytes) -> bytes:
-    lines = [PROTOCOL, b"host\t" + host.encode(), b"cwd\t" + _fsencode(cwd)]
+    """The request's body (``seal_request`` puts the proof line above it)."""
+    lines = [b"host\t" + host.encode(), b"cwd\t" + _fsencode(cwd)]
     lines += [b"env\t" + _fsencode(k) + b"=" + _fsencode(v) for k, v in env.items()]
     return b"\n".join(lines) + b"\n\n" + payload
 
 
+def open_request(data: bytes, secret: bytes) -> tuple[bytes, float, bytes]:
+    """The nonce, the deadline and the body of a request whose first line proves ``secret``;
+    raises ``ValueError`` for anything else (the engine then answers nothing)."""
+    line, sep, body = data.partition(b"\n")
+    fields = line.split(b" ")
+    if not sep or len(fields) != 4 or fields[0] != PROTOCOL:
+        raise ValueError("not a goalkeeper hook request")
+    nonce, proof = bytes.fromhex(fields[1].decode("ascii")), bytes.fromhex(fields[3].decode())
+    if len(nonce) < 16 or not same(proof, client_proof(secret, nonce, fields[2], body)):
+        raise ValueError("the request does not prove goalkeeper's secret")
+    return nonce, float(fields[2]), body
+
+
 def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
+    """A request's body (``encode_request``) as (host, cwd, env, payload)."""
     head, sep, payload = data.partition(b"\n\n")
-    lines = head.split(b"\n")
-    if not sep or lines[0] != PROTOCOL:
+    if not sep:
         raise ValueError("not a goalkeeper hook request")
     host, cwd, env = "", "", {}
-    for line in lines[1:]:
+    for line in head.split(b"\n"):
         key, _, value = line.partition(b"\t")
         if key == b"host":
             host = value.decode()
@@ -229,9 +216,14 @@ def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
     return host, cwd, env, payload
 
 
-def frame_answer(answer: bytes) -> bytes:
-    """What follows ``OK``: the answer's length, then the answer."""
-    return b"%d\n" % len(answer) + answer
+def frame_answer(secret: bytes, nonce: bytes, answer: bytes) -> bytes:
+    """What follows ``OK``: the answer's length and seal, then the answer."""
+    return b"%d %s\n" % (len(answer), answer_seal(secret, nonce, answer).hex().encode()) + answer
+
+
+def ok_line(secret: bytes, nonce: bytes) -> bytes:
+    """The engine's ``OK``, proving the secret for this request's nonce."""
+    return b"OK %s\n" % server_proof(secret, nonce).hex().encode()
 
 
 def run_client(
@@ -258,21 +250,27 @@ def run_client(
         )
         return 1
     raw = (stdin or sys.stdin.buffer).read(MAX_INPUT_BYTES + 1)
-    env = forwarded_env(process_environ())
+    environ = process_environ()  # decoded once: ~25 µs each time
+    env = forwarded_env(environ)
     cwd = _os.getcwd()
     project = project_of(host, env, cwd)
     spawn = False
     transport: tuple[str, str, int, int] | None = None  # why the warm engine is off
     if env.get("GOALKEEPER_SERVER", "").strip().lower() != "off" and peer_credentials_supported():
-        directory = runtime_dir()
+        directory = runtime_dir(environ)
         problem = runtime_problem(directory)
+        secret = read_secret(secret_path(environ)) if problem is None else None
         if problem is not None:
             transport = (UNSAFE_FOLDER, *problem)
+        elif isinstance(secret, tuple):  # a secret file others could read or write
+            transport = (UNSAFE_SECRET, *secret)
+        elif secret is None:
+            spawn = True  # no secret yet: the engine makes it when it starts
         else:
-            path = _join(directory, server_key(sys.prefix, project) + ".sock")
+            path = join(directory, server_key(sys.prefix, project) + ".sock")
             timeout = STOP_ANSWER_TIMEOUT_S if b'"Stop"' in raw else ANSWER_TIMEOUT_S
             try:
-                reply = ask_server(path, encode_request(host, cwd, env, raw), timeout)
+                reply = ask_server(path, encode_request(host, cwd, env, raw), secret, timeout)
             except ForeignServer as exc:
                 transport = (FOREIGN_SERVER, path, exc.uid, 0)
             else:
@@ -339,52 +337,106 @@ def exit_process(code: int) -> "NoReturn":
         _os._exit(code)
 
 
-def ask_server(path: str, request: bytes, timeout: float = ANSWER_TIMEOUT_S) -> bytes | None:
-    """The server's answer; None when no server took the request (connect failed, refused,
-    stale, off, or silent before ``OK``), so the caller handles it in-process.
+def seal_request(secret: bytes, body: bytes, nonce: bytes, until: float) -> bytes:
+    """``body`` (``encode_request``) under its first line: the protocol, the nonce, the
+    deadline for ``OK`` (seconds since the epoch) and the proof of the secret over all three."""
+    deadline = b"%.3f" % until
+    proof = client_proof(secret, nonce, deadline, body)
+    return (
+        b"%s %s %s %s\n" % (PROTOCOL, nonce.hex().encode(), deadline, proof.hex().encode()) + body
+    )
 
-    A request the server took (``OK``) is never retried in-process, since the event may already
-    be applied: an incomplete answer lets the agent go and says why. Raises ``ForeignServer``,
-    having sent nothing, when the listener runs as another user."""
+
+def ask_server(
+    path: str, body: bytes, secret: bytes, timeout: float = ANSWER_TIMEOUT_S
+) -> bytes | None:
+    """The server's answer; None when no server took the request (connect failed, refused,
+    stale, off, an ``OK`` that does not prove the secret, or silence for ``OK_WAIT_S``), so the
+    caller handles it in-process.
+
+    A request the server took (a proven ``OK``) is never retried in-process, since the event
+    may already be applied: an incomplete or unsealed answer lets the agent go and says why.
+    Raises ``ForeignServer``, having sent nothing, when the listener runs as another user."""
     import _socket
+    import time
 
     if not hasattr(_socket, "AF_UNIX"):  # no Unix sockets (Windows): always in-process
         return None
+    from goalkeeper.hosts.hook_channel import socket_address
+
+    nonce = _os.urandom(16)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    address, folder = socket_address(path)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
         try:
-            sock.connect(path)
+            sock.connect(address)
         except OSError:
             return None
         uid = peer_uid(sock)
         if uid != _os.getuid():
             raise ForeignServer(-1 if uid is None else uid)
+        request = seal_request(secret, body, nonce, time.time() + OK_WAIT_S)
         chunks: list[bytes] = []
         try:
-            sock.settimeout(timeout)
+            give_up = time.monotonic() + OK_WAIT_S + OK_GRACE_S
+            sock.settimeout(OK_WAIT_S + OK_GRACE_S)
             sock.sendall(request)
             sock.shutdown(_socket.SHUT_WR)
-            while True:
-                chunk = sock.recv(65536)
+            head = b""
+            while b"\n" not in head:  # the first line, within the deadline
+                left = give_up - time.monotonic()
+                if left <= 0:
+                    return None
+                sock.settimeout(left)
+                chunk = sock.recv(4096)
                 if not chunk:
                     break
-                chunks.append(chunk)
+                head += chunk
+            chunks.append(head)
+            if decode_head(head, secret, nonce):
+                sock.settimeout(timeout)
+                while True:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
         except OSError:
             pass  # what arrived so far decides: nothing is "not taken", a part is "lost"
     finally:
         sock.close()
-    return decode_reply(b"".join(chunks))
+        if folder >= 0:
+            _os.close(folder)
+    return decode_reply(b"".join(chunks), secret, nonce)
 
 
-def decode_reply(data: bytes) -> "bytes | None":
-    """The answer in a server's reply; None when the request was not taken; the fail-open
-    answer when it was taken and the answer is missing or incomplete."""
-    if not data or data.startswith((b"STALE\n", b"OFF\n", b"ERR ")):
+def decode_head(data: bytes, secret: bytes, nonce: bytes) -> bool:
+    """Whether ``data`` starts with an ``OK`` line that proves the secret for ``nonce``."""
+    line, sep, _ = data.partition(b"\n")
+    if not sep or not line.startswith(b"OK "):
+        return False
+    try:
+        proof = bytes.fromhex(line[3:].decode("ascii"))
+    except ValueError:
+        return False
+    return same(proof, server_proof(secret, nonce))
+
+
+def decode_reply(data: bytes, secret: bytes, nonce: bytes) -> "bytes | None":
+    """The answer in a server's reply; None when the request was not taken (nothing, a refusal,
+    or an ``OK`` that does not prove the secret: not the engine); the fail-open answer when it
+    was taken and the answer is missing, incomplete or not sealed."""
+    if not decode_head(data, secret, nonce):
         return None
-    if data.startswith(b"OK\n"):
-        size, sep, answer = data[3:].partition(b"\n")
-        if sep and size.isdigit() and len(answer) == int(size):
+    rest = data.partition(b"\n")[2]
+    frame, sep, answer = rest.partition(b"\n")
+    size, _, seal = frame.partition(b" ")
+    if sep and size.isdigit() and len(answer) == int(size):
+        try:
+            sealed = same(bytes.fromhex(seal.decode("ascii")), answer_seal(secret, nonce, answer))
+        except ValueError:
+            sealed = False
+        if sealed:
             return answer
     return _no_answer()
 
@@ -419,28 +471,3 @@ def _fsencode(text: str) -> bytes:
 
 def _fsdecode(data: bytes) -> str:
     return data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
-
-
-def _join(folder: str, name: str) -> str:
-    return folder + name if folder.endswith("/") else f"{folder}/{name}"
-
-
-def _isdir(path: str) -> bool:
-    try:
-        return _os.stat(path).st_mode & 0o170000 == 0o040000
-    except (OSError, ValueError):
-        return False
-
-
-def _parent(path: str) -> str:
-    """``os.path.dirname(os.path.abspath(path))`` without ``os.path``."""
-    if not path.startswith("/"):
-        path = _join(_os.getcwd(), path)
-    parts: list[str] = []
-    for part in path.split("/"):
-        if part == "..":
-            if parts:
-                parts.pop()
-        elif part and part != ".":
-            parts.append(part)
-    return "/" + "/".join(parts[:-1])

@@ -8,6 +8,11 @@ makes a hook cost little more than Python's start-up. Safety (the protocol is de
   tell who connects (peer credentials); its files there are opened without following a symlink,
   with mode 0600, and its socket is created 0600;
 - a connection from a process of another user is closed without reading a byte;
+- a request that does not prove goalkeeper's secret (``hook_channel``), or comes after its
+  deadline, or repeats a nonce, is refused before anything is done; ``OK`` proves the secret
+  back and the answer is sealed, so a client can tell this engine from a stand-in;
+- when something else takes its socket's place (a stand-in listener), it binds its own again
+  within ``listener``'s accept timeout (0.5 s);
 - an exclusive ``flock`` makes sure only one server per socket runs;
 - if goalkeeper's own source files change (an upgrade, an editable checkout), the server exits,
   and a request that comes meanwhile is answered ``STALE`` before anything is done (the client
@@ -32,16 +37,24 @@ from pathlib import Path
 import goalkeeper
 from goalkeeper.config import load_config
 from goalkeeper.hosts.dispatch import answer_in_process
+from goalkeeper.hosts.hook_channel import (
+    ensure_secret,
+    make_runtime_dir,
+    open_private,
+    read_secret,
+    runtime_problem,
+    secret_path,
+    socket_address,
+)
 from goalkeeper.hosts.hook_client import (
     MAX_INPUT_BYTES,
     decode_request,
     frame_answer,
-    make_runtime_dir,
-    open_private,
+    ok_line,
+    open_request,
     peer_credentials_supported,
     peer_uid,
     runtime_dir,
-    runtime_problem,
     socket_path,
 )
 
@@ -87,6 +100,9 @@ class HookServer:
         self.lock = threading.Lock()
         self.last_request = time.monotonic()
         self.uid = os.getuid()
+        self.nonces: dict[bytes, float] = {}  # nonces seen, until their deadline passes
+        self.bound: tuple[int, int] | None = None  # (st_dev, st_ino) of the socket it bound
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # until bound
 
     def serve(self) -> int:
         """Serve until idle or stale: 0; 1 (and why, on stderr) when it may not serve here."""
@@ -109,40 +125,68 @@ class HookServer:
         from goalkeeper.store.db import use_pool
 
         use_pool()  # each request's Store reuses an open connection (no WAL churn per event)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.close()
+        self.listener = self._bind()
         try:
-            try:
-                os.unlink(self.path)
-            except FileNotFoundError:
-                pass
-            umask = os.umask(0o177)  # bind creates the socket 0600; no thread runs yet
-            try:
-                listener.bind(self.path)
-            finally:
-                os.umask(umask)
-            listener.listen(128)
-            listener.settimeout(0.5)
             _write_private(self.path + ".pid", str(os.getpid()))
-            self._loop(listener)
+            self._loop()
         finally:
-            listener.close()
+            self.listener.close()
             for suffix in ("", ".pid"):
                 try:
-                    os.unlink(self.path + suffix)
+                    if suffix or self._still_ours():
+                        os.unlink(self.path + suffix)
                 except OSError:
                     pass
             os.close(lock_fd)
         return 0
 
-    def _loop(self, listener: socket.socket) -> None:
+    def _bind(self) -> socket.socket:
+        """A listener at ``self.path`` (whatever was there is removed: this engine holds the
+        lock, so it is no engine's), created 0600, reached through its folder's descriptor
+        when the path is longer than a socket address holds (``socket_address``)."""
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+        address, folder = socket_address(self.path)
+        umask = os.umask(0o177)  # bind creates the socket 0600
+        try:
+            listener.bind(address)
+        except OSError:
+            listener.close()
+            raise
+        finally:
+            os.umask(umask)
+            if folder >= 0:
+                os.close(folder)
+        st = os.lstat(self.path)
+        self.bound = (st.st_dev, st.st_ino)
+        listener.listen(128)
+        listener.settimeout(0.5)
+        return listener
+
+    def _still_ours(self) -> bool:
+        """Whether the socket at ``self.path`` is the one this engine bound."""
+        try:
+            st = os.lstat(self.path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self.bound
+
+    def _loop(self) -> None:
         while not self.stopping.is_set():
             try:
-                conn, _ = listener.accept()
+                conn, _ = self.listener.accept()
             except TimeoutError:
                 with self.lock:
                     idle = self.active == 0 and time.monotonic() - self.last_request > self.idle_s
                 if idle:
                     return
+                if not self._still_ours():  # a stand-in took the path: take it back
+                    self.listener.close()
+                    self.listener = self._bind()
                 self._check_sources()
                 continue
             if peer_uid(conn) != self.uid:
@@ -159,8 +203,9 @@ class HookServer:
         try:
             request = self._take(conn)
             if request is not None:
-                host, cwd, env, payload = request
-                conn.sendall(frame_answer(answer_in_process(host, payload, env, cwd)))
+                (host, cwd, env, payload), secret, nonce = request
+                answer = answer_in_process(host, payload, env, cwd)
+                conn.sendall(frame_answer(secret, nonce, answer))
         except OSError:
             pass  # the client is gone; having had OK, it let the agent go without a retry
         finally:
@@ -174,28 +219,50 @@ class HookServer:
         if self.watcher.changed():
             self.stopping.set()
 
-    def _take(self, conn: socket.socket) -> tuple[str, str, dict[str, str], bytes] | None:
-        """The request, once ``OK`` told the client it is taken (raises ``OSError`` when the
-        client is gone by then); None when it is not taken and the client handles it itself."""
+    def _take(
+        self, conn: socket.socket
+    ) -> tuple[tuple[str, str, dict[str, str], bytes], bytes, bytes] | None:
+        """The request with the secret and its nonce, once ``OK`` told the client it is taken
+        (raises ``OSError`` when the client is gone by then); None when it is not taken: the
+        client handles it itself, or it was no client of goalkeeper's and nothing happens."""
         try:
             conn.settimeout(30)
             data = _read_all(conn, MAX_INPUT_BYTES + 65536)
-            host, cwd, env, payload = decode_request(data)
+            secret = read_secret(secret_path(os.environ))
+            if not isinstance(secret, bytes):
+                raise PermissionError("no secret")
+            nonce, until, body = open_request(data, secret)  # raises unless proven
+            request = decode_request(body)
             if self.stopping.is_set():  # goalkeeper's files changed: newer code must answer
                 conn.sendall(b"STALE\n")
                 return None
-            if load_config(self.project, env).server == "off":
+            if load_config(self.project, request[2]).server == "off":
                 self.stopping.set()
                 conn.sendall(b"OFF\n")
                 return None
+            if not self._fresh(nonce, until):
+                raise TimeoutError("late or repeated")
         except Exception as exc:  # not taken: the engine has not run, the client may run it
             try:
                 conn.sendall(b"ERR " + type(exc).__name__.encode() + b"\n")
             except OSError:
                 pass
             return None
-        conn.sendall(b"OK\n")
-        return host, cwd, env, payload
+        conn.sendall(ok_line(secret, nonce))
+        return request, secret, nonce
+
+    def _fresh(self, nonce: bytes, until: float) -> bool:
+        """Whether a request may still be taken: its deadline for ``OK`` has not passed (the
+        client gives up then and answers in-process) and its nonce was not seen (a replayed
+        request). Nonces are forgotten once their deadline is past."""
+        now = time.time()
+        with self.lock:
+            if now > until or nonce in self.nonces:
+                return False
+            if len(self.nonces) > 1024:
+                self.nonces = {n: t for n, t in self.nonces.items() if t >= now}
+            self.nonces[nonce] = until
+        return True
 
 
 def serve(project: Path, idle_s: float) -> int:
@@ -207,6 +274,9 @@ def refusal() -> str | None:
     if not peer_credentials_supported():
         return f"this platform ({sys.platform}) cannot tell which user connects to a socket"
     problem = make_runtime_dir(runtime_dir())
+    if problem is None:
+        secret = ensure_secret(secret_path(os.environ))
+        problem = secret if isinstance(secret, tuple) else None
     if problem is None:
         return None
     path, uid, mode = problem

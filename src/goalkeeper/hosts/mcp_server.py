@@ -16,6 +16,10 @@ Which session: the ``session`` argument goalkeeper's PreToolUse hook writes into
 (Claude Code sets it for the MCP servers of a session), else ``GOALKEEPER_SESSION``, else
 ``default``.
 
+Which origin: the approval form counts only on a server the host started (``mcp_origin``:
+it can read goalkeeper's secret and its parent is the agent's program). On a server the agent
+started itself, ``goal_approval`` shows no form and takes no form answer; it says why.
+
 Translation only; the official ``mcp`` SDK's low-level server is used so the tool schema is
 exactly the one the engine declares.
 """
@@ -323,6 +327,16 @@ def answered_form(params: Any, now: float | None = None) -> dict[str, str] | Non
     return retry_outcome(dialog, str(action), found, waited)
 
 
+def unproven_note(
+    project: Path, env: Mapping[str, str], why: str, fields: Mapping[str, str]
+) -> str:
+    """Why this server's forms approve nothing (``mcp_origin``), in the user's language."""
+    from goalkeeper.core.messages import make_say
+
+    say = make_say("zh" if load_config(project, env).lang == "zh" else "en")
+    return say("channel.mcp_unproven", why=say(why, **fields))
+
+
 def serve(project: Path, host: str = DEFAULT_HOST) -> int:
     """Run the MCP server for ``host`` on stdin/stdout until the client closes it."""
     import anyio
@@ -331,7 +345,10 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
     from mcp.server.stdio import stdio_server
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
+    from goalkeeper.hosts.mcp_origin import origin
+
     env = server_env(host, os.environ, project, os.getcwd())
+    started = origin(env)  # did the host start this server? (its forms approve only then)
     tools = tool_list(project, env, host)
     known = {t.name for t in tools}
     store = Store(project)  # one connection for the server's life; calls take turns on it
@@ -384,8 +401,9 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
             text, error = f"goalkeeper: no tool named {params.name!r}", True
             return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
         arguments = scrub_json(dict(params.arguments or {}))  # no lone surrogate, no NUL
-        dialogs = can_elicit(ctx)
-        outcome = answered_form(params)  # the retry of a call whose form the client showed
+        forms = started.host or params.name != GOAL_APPROVAL  # the agent's own server: no form
+        dialogs = forms and can_elicit(ctx)
+        outcome = answered_form(params) if forms else None  # a retry whose form was shown
         # a re-run test may take minutes: keep the event loop free for the protocol
         actions = await anyio.to_thread.run_sync(
             serialised, params.name, arguments, outcome, dialogs
@@ -405,6 +423,8 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
                 shown[0] = active
                 await announce_tools_changed(ctx, bus)
         text, error = to_tool_result(actions)
+        if not forms:
+            text += "\n\n" + unproven_note(project, env, started.why, started.fields)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=error)
 
     server: Any = Server(

@@ -45,6 +45,17 @@ MESSAGES: dict[str, str] = {
     #
     #
     # --- channels that prove their origin (issue 21 item 2) ---
+    "channel.secret_unsafe": (
+        "goalkeeper: {path}, the secret that proves goalkeeper's hooks to its engine, is not a "
+        "file only you can read (owner {owner}, mode {mode}), so the warm engine is off and "
+        "every hook runs in its own process; delete it and goalkeeper makes a new one."
+    ),
+    "channel.mcp_unproven": (
+        "This goalkeeper MCP server was not started by the agent's host ({why}), so no form "
+        "it shows can approve anything."
+    ),
+    "channel.why.no_secret": "it cannot read goalkeeper's secret",
+    "channel.why.parent": "its parent process is {parent}, not the host's program",
     # (end of the channels' messages)
     #
     #
