@@ -105,6 +105,12 @@ class Config(Struct, frozen=True):
     state_home: str = ""
     """goalkeeper's folder in the user's state (copies of goals' tests): no tool of the agent
     may write it either."""
+    config_home: str = ""
+    """goalkeeper's folder in the user's config (``locations.config_home``)."""
+    runtime_dir: str = ""
+    """The folder of the warm engine's socket (``hook_client.runtime_dir``)."""
+    home: str = ""
+    """The user's home folder, which ``~`` and ``$HOME`` name on an agent's shell line."""
 
     @property
     def idle_streak(self) -> int:
@@ -158,10 +164,20 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_META = ("warnings", "held", "sources", "user_file", "state_home")
+_META = (
+    "warnings",
+    "held",
+    "sources",
+    "user_file",
+    "state_home",
+    "config_home",
+    "runtime_dir",
+    "home",
+)
+_PLACES = ("user_file", "state_home", "config_home", "runtime_dir", "home")
 _FIELDS = tuple(name for name in Config.__struct_fields__ if name not in _META)
 _COMPARED = tuple(
-    name for name in Config.__struct_fields__ if name not in ("sources", "user_file", "state_home")
+    name for name in Config.__struct_fields__ if name != "sources" and name not in _PLACES
 )
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -212,7 +228,7 @@ def load_config(
         "held": tuple(held),
         "sources": tuple((name, origin[name]) for name in _FIELDS if name in origin),
         "user_file": str(user),
-        "state_home": str(_state_home()),
+        **_places(),
     }
     return replace(Config(), **values, **meta)
 
@@ -249,10 +265,17 @@ def _alias_warning(lang: object, name: str, raw: str, kept: object) -> str:
     return render("zh" if lang == "zh" else "en", key, name=name, raw=quoted, kept=js_str(kept))
 
 
-def _state_home() -> Path:
-    from goalkeeper.store.locations import state_home
+def _places() -> dict[str, str]:
+    """Where goalkeeper's own folders are for this process (the trust guard protects them)."""
+    from goalkeeper.hosts.hook_client import runtime_dir
+    from goalkeeper.store.locations import config_home, state_home
 
-    return state_home()
+    return {
+        "state_home": str(state_home()),
+        "config_home": str(config_home()),
+        "runtime_dir": runtime_dir(),
+        "home": os.path.expanduser("~"),
+    }
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
