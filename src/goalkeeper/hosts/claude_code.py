@@ -323,7 +323,13 @@ def to_events(
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        return (UserPrompt(sid, plugin_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
+        import os
+
+        from goalkeeper.hosts.claude_transcript import user_prompt_shown
+
+        raw = hook.prompt or ""
+        shown = user_prompt_shown(hook.transcript_path, sid, raw, os.environ)
+        return (UserPrompt(sid, plugin_prompt(raw), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
     if hook.event == "StopFailure":
