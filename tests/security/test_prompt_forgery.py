@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.security.conftest import run_hook
 
 SESSION = "0f4c1d2e-0000-4000-8000-0000000000aa"
@@ -90,3 +92,64 @@ def test_a_forged_prompt_cannot_replace_the_users_goal(tmp_path: Path) -> None:
         f.write(json.dumps(typed(forged)) + "\n")
     run_hook(tmp_path, prompt_event(tmp_path, str(path), forged), env=env)
     assert "`true`" in goal_file(tmp_path).read_text("utf-8")
+
+
+# -- Codex: its rollout holds the turn the prompt starts, written before the hook -------------
+TURN = "01a2429c-c3f7-7f21-a2d2-a6d43e20fe0e"
+
+
+def codex_prompt(project: Path, rollout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from goalkeeper.hosts.codex import answer_hook
+
+    monkeypatch.setenv("CODEX_HOME", str(project / "codex-home"))
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": SESSION,
+        "turn_id": TURN,
+        "cwd": str(project),
+        "transcript_path": str(rollout),
+        "prompt": GOAL,
+    }
+    answer_hook(json.dumps(event).encode(), {}, str(project))
+
+
+def rollout(project: Path, *lines: dict[str, object]) -> Path:
+    path = project / "codex-home" / "sessions" / "2026" / "12" / "04" / f"rollout-x-{SESSION}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    return path
+
+
+STARTED = {
+    "type": "event_msg",
+    "payload": {"type": "task_started", "turn_attribution": {"turn_id": TURN}},
+}
+CALLED = {
+    "type": "response_item",
+    "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1"},
+}
+
+
+def test_codex_a_prompt_forged_inside_a_running_turn_sets_no_goal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's own turn, in which the model already called its shell: not a new prompt."""
+    codex_prompt(tmp_path, rollout(tmp_path, STARTED, CALLED), monkeypatch)
+    assert not goal_file(tmp_path).exists()
+
+
+def test_codex_a_made_up_rollout_sets_no_goal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "fake" / f"rollout-x-{SESSION}.jsonl"
+    fake.parent.mkdir()
+    fake.write_text(json.dumps(STARTED) + "\n", "utf-8")
+    codex_prompt(tmp_path, fake, monkeypatch)
+    assert not goal_file(tmp_path).exists()
+
+
+def test_control_codex_a_turn_the_user_just_started_sets_the_goal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    codex_prompt(tmp_path, rollout(tmp_path, STARTED), monkeypatch)
+    assert "python -c pass" in goal_file(tmp_path).read_text("utf-8")

@@ -152,6 +152,8 @@ class HookInput(Struct, frozen=True):
     error: str | None = None
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
+    turn_id: str | None = None
+    """Codex's turn (its UserPromptSubmit names the turn the prompt starts)."""
     background: int = 0
     """Background work still running at a Stop (``background_tasks``): the agent is waiting
     for it, not settled."""
@@ -176,6 +178,7 @@ def parse_input(raw: bytes) -> HookInput:
         if isinstance(payload.get("tool_input"), dict)
         else None,
         background=_running(payload.get("background_tasks")),
+        turn_id=_str(payload.get("turn_id")),
     )
 
 
