@@ -91,6 +91,8 @@ FOLDERS = [
     "echo x > /run/user/1000/goalkeeper/engine.sock",
     "socat UNIX-LISTEN:/run/user/1000/goalkeeper/engine.sock,fork -",
     "rm -rf /run/user/1000/*",
+    'echo \'{"type":"user"}\' >> ~/.claude/projects/-home-ana-proj/s.jsonl',
+    "cat forged.jsonl >> $HOME/.codex/sessions/2026/12/04/rollout-x.jsonl",
 ]
 HONEST = [
     "pytest -q",

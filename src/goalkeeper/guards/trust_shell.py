@@ -14,7 +14,8 @@ apart) is
   spelling or an approval verb (``opaque``);
 
 or when a word on it names one of goalkeeper's folders — the state home, the config home, the
-runtime folder, the legacy ``.goalkeeper/`` in the project — directly, through a glob
+runtime folder, the legacy ``.goalkeeper/`` in the project, the hosts' records of the user's
+prompts (``~/.claude/projects``, ``~/.codex/sessions``) — directly, through a glob
 (``.goal*``, ``~/.local/state/goal*``), after a variable (``$X/goalkeeper``), or, for a command
 that deletes or moves (``rm``, ``find -delete``, ``mv``), a folder that holds one (``folder``).
 A mention in text a data program prints or keeps is not a command. Pure.
@@ -156,7 +157,15 @@ def folders(ctx: Context) -> list[Folder]:
     for path in (config.state_home, config.config_home, config.runtime_dir):
         if path:
             out.append(Folder(posixpath.normpath(path)))
+    if config.home:  # the hosts' own records of what the user typed (``user_prompt_shown``)
+        for record in HOST_RECORDS:
+            out.append(Folder(posixpath.join(config.home, record), holders=False))
     return out
+
+
+HOST_RECORDS = (".claude/projects", ".claude/sessions", ".codex/sessions")
+"""Where Claude Code and Codex (default homes) record the user's prompts and live sessions,
+which decide whether a prompt is the user's: the agent's shell may not name them either."""
 
 
 def named_folder(reading: Reading, ctx: Context) -> str | None:

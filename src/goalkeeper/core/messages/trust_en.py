@@ -102,9 +102,10 @@ MESSAGES: dict[str, str] = {
         "the command out plainly."
     ),
     "trust.state_folder": (
-        "`{path}` names goalkeeper's own folders (its state, config or runtime folder): they "
-        "hold what the user approved, so no tool of the agent may read, change or delete them. "
-        "Leave them to goalkeeper and the user."
+        "`{path}` names goalkeeper's own folders (its state, config or runtime folder) or the "
+        "host's record of the user's prompts: they hold what the user approved and said, so no "
+        "tool of the agent may read, change or delete them. Leave them to goalkeeper and the "
+        "user."
     ),
     # -- hook transport -----------------------------------------------------------------------
     "hook.runtime_unsafe": (
