@@ -105,6 +105,12 @@ class Config(Struct, frozen=True):
     state_home: str = ""
     """goalkeeper's folder in the user's state (copies of goals' tests): no tool of the agent
     may write it either."""
+    config_home: str = ""
+    """goalkeeper's folder in the user's config (``locations.config_home``)."""
+    runtime_dir: str = ""
+    """The folder of the warm engine's socket (``hook_client.runtime_dir``)."""
+    home: str = ""
+    """The user's home folder, which ``~`` and ``$HOME`` name on an agent's shell line."""
 
     @property
     def idle_streak(self) -> int:
@@ -158,10 +164,20 @@ _MINIMUM: dict[str, float] = {
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one
-_META = ("warnings", "held", "sources", "user_file", "state_home")
+_META = (
+    "warnings",
+    "held",
+    "sources",
+    "user_file",
+    "state_home",
+    "config_home",
+    "runtime_dir",
+    "home",
+)
+_PLACES = ("user_file", "state_home", "config_home", "runtime_dir", "home")
 _FIELDS = tuple(name for name in Config.__struct_fields__ if name not in _META)
 _COMPARED = tuple(
-    name for name in Config.__struct_fields__ if name not in ("sources", "user_file", "state_home")
+    name for name in Config.__struct_fields__ if name != "sources" and name not in _PLACES
 )
 _toml_cache: dict[tuple[str, int, int], dict[str, Any]] = {}
 
@@ -175,7 +191,10 @@ def load_config(
     warnings: list[str] = []
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
-    user = user_config_path(env or {})
+    agent = env.agent if isinstance(env, AgentEnv) else ""
+    if agent and env is not None and env.get(USER_CONFIG_VAR, "").strip():
+        warnings.append(_agent_warning(USER_CONFIG_VAR, agent))
+    user = user_config_path({} if agent else (env or {}))
     data = _read_toml(user, warnings, confined=False)
     if data is not None:
         nested = (
@@ -194,15 +213,25 @@ def load_config(
             warnings.append(gate.warning())
     invalid_aliases: list[tuple[str, str, object]] = []
     if env:
+        looser: list[str] = []
         for name, setting in ENV_ALIASES.items():
             if name in env:
+                before = values.get(setting, getattr(Config(), setting))
                 _apply_alias(values, name, setting, env[name], origin, invalid_aliases)
+                if agent and not _stricter(setting, values.get(setting, before), before):
+                    values[setting] = before  # only stricter from the agent's shell
+                    origin.pop(setting, None)
+                    looser.append(name)
         env_values = {
             k[len(ENV_PREFIX) :].lower(): v
             for k, v in env.items()
             if k.startswith(ENV_PREFIX) and k[len(ENV_PREFIX) :].lower() in _FIELDS
         }
-        _apply(values, env_values, "environment", warnings, prefix=ENV_PREFIX, origin=origin)
+        shell = _AgentGate(agent) if agent else None
+        _apply(values, env_values, "environment", warnings, ENV_PREFIX, gate=shell, origin=origin)
+        looser += shell.held if shell is not None else []
+        warnings += [_agent_warning(name, agent) for name in looser]
+        warnings += [_agent_warning(name, agent) for name in getattr(env, "dropped", ())]
     if overrides:
         _apply(values, dict(overrides), "command line", warnings, origin=origin)
     lang = values.get("lang", "auto")
@@ -212,7 +241,7 @@ def load_config(
         "held": tuple(held),
         "sources": tuple((name, origin[name]) for name in _FIELDS if name in origin),
         "user_file": str(user),
-        "state_home": str(_state_home()),
+        **_places(),
     }
     return replace(Config(), **values, **meta)
 
@@ -249,17 +278,67 @@ def _alias_warning(lang: object, name: str, raw: str, kept: object) -> str:
     return render("zh" if lang == "zh" else "en", key, name=name, raw=quoted, kept=js_str(kept))
 
 
-def _state_home() -> Path:
-    from goalkeeper.store.locations import state_home
+def _places() -> dict[str, str]:
+    """Where goalkeeper's own folders are for this process (the trust guard protects them)."""
+    from goalkeeper.hosts.hook_client import runtime_dir
+    from goalkeeper.store.locations import config_home, state_home
 
-    return state_home()
+    return {
+        "state_home": str(state_home()),
+        "config_home": str(config_home()),
+        "runtime_dir": runtime_dir(),
+        "home": os.path.expanduser("~"),
+    }
+
+
+USER_CONFIG_VAR = "GOALKEEPER_USER_CONFIG"
+
+
+class AgentEnv(dict[str, str]):
+    """goalkeeper's variables as a process in an agent's shell sees them (``relevant_env``):
+    the agent may have set them in front of the command, so ``load_config`` lets them only
+    make things stricter and reads no user config file they name. ``dropped``: variables
+    taken out of the process before it used them (``GOALKEEPER_STATE_HOME``)."""
+
+    def __init__(self, values: Mapping[str, str], agent: str, dropped: tuple[str, ...]) -> None:
+        super().__init__(values)
+        self.agent = agent
+        self.dropped = dropped
+
+
+class _AgentGate:
+    """``_Gate``'s counterpart for the agent's environment: a value applies only when it asks
+    no more of the user's trust than the one in force (``pinning.stricter_or_equal``)."""
+
+    def __init__(self, agent: str) -> None:
+        self.agent = agent
+        self.held: list[str] = []
+
+    def allows(self, name: str, new: object, current: object) -> bool:
+        if _stricter(name, new, current):
+            return True
+        self.held.append(ENV_PREFIX + name.upper())
+        return False
+
+
+def _stricter(name: str, new: object, current: object) -> bool:
+    from goalkeeper import pinning
+
+    return pinning.stricter_or_equal(name, new, current)
+
+
+def _agent_warning(name: str, agent: str) -> str:
+    return (
+        f"environment: {name} was set in {agent}'s shell, where it may only make goalkeeper "
+        "stricter; it is ignored (set it in your own terminal or your config file)"
+    )
 
 
 def user_config_path(env: Mapping[str, str]) -> Path:
     """The user's own config file: ``GOALKEEPER_USER_CONFIG``, else
     ``$XDG_CONFIG_HOME/goalkeeper/config.toml``, else ``~/.config/goalkeeper/config.toml``. It
     is outside every project, so it is the user's and is never gated."""
-    named = env.get("GOALKEEPER_USER_CONFIG", "").strip()
+    named = env.get(USER_CONFIG_VAR, "").strip()
     if named:
         return Path(os.path.expanduser(named))
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
@@ -367,7 +446,7 @@ def _apply(
     source: str,
     warnings: list[str],
     prefix: str = "",
-    gate: _Gate | None = None,
+    gate: _Gate | _AgentGate | None = None,
     origin: dict[str, str] | None = None,
 ) -> None:
     for raw_key, raw in table.items():
@@ -463,8 +542,28 @@ def _to_bool(raw: object) -> bool:
     raise ValueError("expected true or false")
 
 
+AGENT_DROPPED = ("GOALKEEPER_STATE_HOME", "GOALKEEPER_RUNTIME_DIR")
+"""Variables that move goalkeeper's own folders: from an agent's shell, not followed at all."""
+
+
 def relevant_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment variables that can change goalkeeper's behaviour: ``GOALKEEPER_*`` and
-    pi-todone's own names, the same set the hook client forwards (audit seed002 D1)."""
+    pi-todone's own names, the same set the hook client forwards (audit seed002 D1).
+
+    A command the user runs reads them as theirs. In a process marked as an agent's
+    (``agent_shell.find_agent_shell``; the commands of ``goalkeeper`` read their environment
+    here, the host-started hooks do not) they come back as an ``AgentEnv``: ``load_config``
+    lets them only make things stricter, and ``AGENT_DROPPED`` are taken out of this process's
+    own environment before goalkeeper's folders are named from it."""
     source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if k.startswith(ENV_PREFIX) or k in ENV_ALIASES}
+    values = {k: v for k, v in source.items() if k.startswith(ENV_PREFIX) or k in ENV_ALIASES}
+    if env is not None:
+        return values
+    from goalkeeper.hosts.agent_shell import find_agent_shell
+
+    found = find_agent_shell()
+    if found is None:
+        return values
+    dropped = tuple(name for name in AGENT_DROPPED if os.environ.pop(name, None) is not None)
+    values = {k: v for k, v in values.items() if k not in AGENT_DROPPED}
+    return AgentEnv(values, found.agent, dropped)

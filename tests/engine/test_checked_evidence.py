@@ -226,6 +226,7 @@ def _calc(project: Path, body: str = "return a - b") -> None:
         ("tests/test_calc.py", "import calc\n\n\ndef test_add():\n    assert True\n"),
         ("conftest.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"),
         ("tests/test_zz.py", "import calc\n\ncalc.add = lambda a, b: a + b\n"),
+        ("iniconfig.py", "import os\n\nos._exit(0)  # shadows the module pytest imports\n"),
     ],
 )
 def test_a_test_gate_passing_only_with_changed_tests_is_refused(

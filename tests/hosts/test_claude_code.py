@@ -50,7 +50,8 @@ def project(tmp_path: Path) -> Path:
 
 def payload(name: str, project: Path, **changes: Any) -> bytes:
     data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    data.update(cwd=str(project), transcript_path=str(project / "transcript.jsonl"), **changes)
+    data.update({"cwd": str(project), "transcript_path": str(project / "transcript.jsonl")})
+    data.update(changes)
     return json.dumps(data).encode()
 
 
@@ -396,7 +397,9 @@ def test_a_stop_with_background_work_running_is_not_a_settle(project: Path) -> N
     assert odd["decision"] == "block"  # a malformed field is ignored, not trusted
 
 
-def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(project: Path) -> None:
+def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Claude Code ignores StopFailure's output (seed001 audit D4): the retry notices and the
     block after exhausted retries reach the user (systemMessage) and the agent (context) at the
     next UserPromptSubmit, instead of nobody."""
@@ -408,7 +411,12 @@ def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(project: Path
     def send(raw: bytes) -> dict[str, Any]:
         return answer_hook(raw, env, str(project), clock=clock)[0]
 
-    send(payload("user_prompt_submit.json", project, prompt="/gk-goal `true` exits 0"))
+    from tests.hosts.claude_records import user_typed
+
+    goal = "/gk-goal `true` exits 0"
+    sid = "0f4c1d2e-0000-4000-8000-000000000001"
+    record = user_typed(monkeypatch, project / "claude-home", sid, goal)
+    send(payload("user_prompt_submit.json", project, prompt=goal, transcript_path=record))
     assert send(payload("stop_failure.json", project)) == {}
     told = send(payload("user_prompt_submit.json", project, prompt="go on"))
     assert "retry 1 of 10" in told["systemMessage"]

@@ -91,13 +91,17 @@ def _hook(project: Path, **fields: Any) -> dict[str, Any]:
     return answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project)}, str(project))[0]
 
 
-def test_the_plugins_goal_command_sets_the_goal(tmp_path: Path) -> None:
+def test_the_plugins_goal_command_sets_the_goal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Claude Code hands the hook the prompt as typed, ``/goalkeeper:goal …`` (seen on
     2.1.332): goalkeeper records the goal as it does for ``/gk-goal``."""
+    from tests.hosts.claude_records import user_typed
+
+    prompt = "/goalkeeper:goal `python -c pass` exits 0"
+    record = user_typed(monkeypatch, tmp_path / "claude-home", "sess-1", prompt)
     said = _hook(
-        tmp_path,
-        hook_event_name="UserPromptSubmit",
-        prompt="/goalkeeper:goal `python -c pass` exits 0",
+        tmp_path, hook_event_name="UserPromptSubmit", prompt=prompt, transcript_path=record
     )
     goal = tmp_path / ".agents" / "goal" / "GOAL.md"
     assert goal.is_file(), said

@@ -36,6 +36,10 @@ class UserPrompt(Struct, frozen=True):
 
     session_id: str
     text: str
+    verified: bool = True
+    """False when the host's own record (its transcript) does not show the text as the user's:
+    a hook event the agent may have made by hand. Such a prompt still gets the usual context,
+    but it does not set, replace or resume a goal, nor reset a count."""
 
 
 class BeforeAgentStart(Struct, frozen=True):

@@ -219,7 +219,7 @@ class Supervisor:
             actions: list[Action] = []
             continuations = row.continuations
             for event in events:
-                if isinstance(event, UserPrompt):
+                if isinstance(event, UserPrompt) and event.verified:
                     continuations = 0  # a real user message starts a new run of continuations
                 for guard in self.registry.guards:
                     try:

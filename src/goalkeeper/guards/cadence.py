@@ -129,7 +129,8 @@ class CadenceGuard:
             plan = ctx.plan.plan if ctx.plan is not None else None
             named = "\n".join(c for c in kr_commands(plan) if "\n" not in c)
             request = event.text.strip()[:REQUEST_CHARS]
-            return Verdict(state=replace(_fresh_start(state), named=named, request=request))
+            fresh = _fresh_start(state) if event.verified else state  # a forged one resets none
+            return Verdict(state=replace(fresh, named=named, request=request))
         if isinstance(event, BeforeAgentStart):
             return Verdict(_anchor_advice(ctx))
         if isinstance(event, ToolCall):

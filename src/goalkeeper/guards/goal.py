@@ -104,6 +104,8 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     intent = detect_goal(ev.text)
     if intent is None:
         return Verdict()
+    if not ev.verified:  # the host's record does not show it as the user's: no goal from it
+        return Verdict((Record("goal_prompt_unverified", {"source": intent.source}),))
     resent = _resent(intent.text, s, ctx)
     if resent is not None:
         return resent

@@ -2,13 +2,14 @@
 the commands that grant them.
 
 goalkeeper keeps what the user approved (a goal's promise, the config files' digests, the
-repair counters) in ``.goalkeeper/``, and the user's own settings in their config file. A write
-tool aimed there, or a shell command that writes, moves or deletes there, is refused; so is a
-shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve``, ``accept-tests``,
-``resume`` or ``clear``, which also refuse to run in an agent's shell by themselves. It reads
-the call's text, as the question gate does: it is a guard, not a sandbox. A mention that only
-``echo``, ``printf``, a ``cat`` heredoc or a commit message keeps (the agent telling the user
-which command to run) is not refused. Pure.
+repair counters) in its state folder outside the project, and the user's own settings in their
+config file. A write tool aimed there, or a shell command that names goalkeeper's folders, is
+refused; so is a shell command that runs ``goalkeeper allow`` or ``goalkeeper goal approve``,
+``accept-tests``, ``resume`` or ``clear`` (which also refuse to run in an agent's shell by
+themselves) or one of goalkeeper's host entry points, in any quoting (``trust_shell``). It
+reads the call's text: it is a guard, not a sandbox (the host's sandbox is the wall). A mention
+that only ``echo``, ``printf``, a ``cat`` heredoc or a commit message keeps (the agent telling
+the user which command to run) is not refused. Pure.
 """
 
 from __future__ import annotations
@@ -63,7 +64,22 @@ class TrustGuard:
             written = _shell_host_file(command, ctx)
             if written is not None:
                 return _refuse(ctx.say("trust.host_config_write", path=written), event.name)
+            from goalkeeper.guards.trust_shell import shell_refusal
+
+            found = shell_refusal(command, ctx)
+            if found is not None:
+                key = _REFUSALS[found.kind]
+                return _refuse(ctx.say(key, command=found.detail, path=found.detail), event.name)
         return Verdict()
+
+
+_REFUSALS = {
+    "entry": "trust.entry_command",
+    "approval": "trust.approval_command",
+    "opaque": "trust.opaque_command",
+    "folder": "trust.state_folder",
+}
+"""The catalog message of each kind of line ``trust_shell`` refuses."""
 
 
 def protected(path: str, ctx: Context) -> bool:

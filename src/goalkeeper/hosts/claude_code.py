@@ -152,6 +152,8 @@ class HookInput(Struct, frozen=True):
     error: str | None = None
     tool_name: str | None = None
     tool_input: dict[str, Any] | None = None
+    turn_id: str | None = None
+    """Codex's turn (its UserPromptSubmit names the turn the prompt starts)."""
     background: int = 0
     """Background work still running at a Stop (``background_tasks``): the agent is waiting
     for it, not settled."""
@@ -176,6 +178,7 @@ def parse_input(raw: bytes) -> HookInput:
         if isinstance(payload.get("tool_input"), dict)
         else None,
         background=_running(payload.get("background_tasks")),
+        turn_id=_str(payload.get("turn_id")),
     )
 
 
@@ -329,7 +332,13 @@ def to_events(
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        return (UserPrompt(sid, plugin_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
+        import os
+
+        from goalkeeper.hosts.claude_transcript import user_prompt_shown
+
+        raw = hook.prompt or ""
+        shown = user_prompt_shown(hook.transcript_path, sid, raw, os.environ)
+        return (UserPrompt(sid, plugin_prompt(raw), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
     if hook.event == "StopFailure":

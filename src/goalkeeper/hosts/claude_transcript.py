@@ -19,6 +19,7 @@ call is ``is_error: true`` and its line carries ``toolDenialKind``; a background
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from msgspec import Struct
 
@@ -214,3 +215,117 @@ def _context_tokens(line: bytes | None) -> int | None:
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return total or None
+
+
+# ---------------------------------------------------------------------------------------------
+# Whose prompt is it: the user's only if Claude Code's own record shows it
+# ---------------------------------------------------------------------------------------------
+
+PROMPT_WAIT_S = 0.6
+"""How long a prompt hook waits for Claude Code to write the prompt: 2.1.332 writes its
+``queue-operation`` line about 50 ms into the hook (measured), never the ``user`` line."""
+PROMPT_TAIL_BYTES = 256 * 1024
+
+
+def user_prompt_shown(
+    transcript_path: str | None, session_id: str, prompt: str, environ: Mapping[str, str]
+) -> bool:
+    """Whether Claude Code's own record shows ``prompt`` as the user's latest message: the
+    transcript under its own folder (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``:
+    ``projects/…/<session>.jsonl``) holds, after its last assistant line, a ``user`` line
+    (not a hook's ``isMeta`` feedback) or an enqueued prompt with exactly that text. A session
+    with no transcript yet (its first prompt: 2.1.332 writes the file after the hook) counts
+    when a live Claude Code process registered that session (``sessions/<pid>.json``). A
+    hand-made event (a made-up or copied path, an agent-written file elsewhere, the agent's
+    own session whose last lines are its tool calls) does not. Never raises."""
+    import os
+
+    home = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    try:
+        root = os.path.realpath(home)
+        real = os.path.realpath(transcript_path or "")
+    except (OSError, ValueError):
+        return False
+    projects = os.path.join(root, "projects") + os.sep
+    if not real.startswith(projects) or os.path.basename(real) != f"{session_id}.jsonl":
+        return False
+    if not os.path.exists(real):
+        return _live_session(root, session_id)
+    import time
+
+    deadline = time.monotonic() + PROMPT_WAIT_S
+    while True:
+        if _latest_prompt_is(real, prompt):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+def _latest_prompt_is(path: str, prompt: str) -> bool:
+    from goalkeeper.store.safe_read import read_new_lines
+
+    read = read_new_lines(path, None, PROMPT_TAIL_BYTES)
+    if read is None:
+        return False
+    shown = False
+    for line in read.body.split(b"\n"):
+        if b'"assistant"' in line and json_entry(line).get("type") == "assistant":
+            shown = False
+            continue
+        if b'"user"' not in line and b'"queue-operation"' not in line:
+            continue
+        entry = json_entry(line)
+        kind = entry.get("type")
+        if kind == "queue-operation" and entry.get("operation") == "enqueue":
+            shown = shown or entry.get("content") == prompt
+        elif kind == "user" and not entry.get("isMeta"):
+            shown = shown or _user_text(entry) == prompt
+    return shown
+
+
+def _user_text(entry: dict[str, object]) -> str | None:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" for b in content
+    ):
+        return "".join(str(b.get("text", "")) for b in content)
+    return None
+
+
+def _live_session(root: str, session_id: str) -> bool:
+    """A running Claude Code process registered ``session_id`` (``sessions/<pid>.json``, which
+    2.1.332 writes at start and removes at exit)."""
+    import os
+
+    folder = os.path.join(root, "sessions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return False
+    for name in names[:256]:
+        pid = name.removesuffix(".json")
+        if not pid.isdigit() or not name.endswith(".json"):
+            continue
+        entry = _small_json(os.path.join(folder, name))
+        if entry.get("sessionId") == session_id and entry.get("pid") == int(pid):
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                continue
+            except OSError:
+                pass  # alive, another user's: not ours, but alive
+            return True
+    return False
+
+
+def _small_json(path: str) -> dict[str, object]:
+    from goalkeeper.store.safe_read import UnsafeFile, read_capped
+
+    try:
+        return json_entry(read_capped(path, 64 * 1024))
+    except (UnsafeFile, OSError):
+        return {}

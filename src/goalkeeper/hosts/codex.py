@@ -191,7 +191,13 @@ def to_events(
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        return (UserPrompt(sid, own_prompt(hook.prompt or "")), BeforeAgentStart(sid)), {}
+        import os
+
+        from goalkeeper.hosts.codex_transcript import turn_just_started
+
+        home = codex_home(os.environ)
+        shown = turn_just_started(hook.transcript_path, sid, hook.turn_id or "", home)
+        return (UserPrompt(sid, own_prompt(hook.prompt or ""), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return tool_calls(sid, hook.tool_name or "", hook.tool_input or {}), {}
     activity, host_state, final = _activity(hook, stored, config)

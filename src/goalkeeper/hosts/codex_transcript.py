@@ -164,3 +164,52 @@ def _texts(content: object) -> list[str]:
         for b in content
         if isinstance(b, dict) and b.get("type") == "output_text" and isinstance(b.get("text"), str)
     ]
+
+
+def turn_just_started(
+    transcript_path: str | None, session_id: str, turn_id: str, home: str
+) -> bool:
+    """Whether Codex's own record shows a prompt hook's turn as one the user just started: the
+    rollout under ``$CODEX_HOME/sessions`` for this session holds ``task_started`` for
+    ``turn_id`` and nothing the model did after it. Codex 0.171.0 writes the prompt itself
+    after the UserPromptSubmit hook (measured: not there a second into the hook), but the
+    turn's ``task_started`` before it; an event the agent makes from its shell names a turn in
+    which the model already called a tool (or a turn that does not exist). Never raises."""
+    import os
+
+    try:
+        root = os.path.realpath(os.path.join(home, "sessions")) + os.sep
+        real = os.path.realpath(transcript_path or "")
+    except (OSError, ValueError):
+        return False
+    name = os.path.basename(real)
+    if not turn_id or not real.startswith(root) or not name.endswith(f"{session_id}.jsonl"):
+        return False
+    from goalkeeper.store.safe_read import read_new_lines
+
+    read = read_new_lines(real, None, 256 * 1024)
+    if read is None:
+        return False
+    started = False
+    for line in read.body.split(b"\n"):
+        if b'"task_started"' in line:
+            payload = json_entry(line).get("payload")
+            turn = _turn_of(payload)
+            started = turn == turn_id
+        elif started and b'"response_item"' in line:
+            payload = json_entry(line).get("payload")
+            if isinstance(payload, dict) and (
+                payload.get("role") == "assistant" or "call" in str(payload.get("type"))
+            ):
+                started = False  # the model already acted in this turn
+    return started
+
+
+def _turn_of(payload: object) -> str | None:
+    if not isinstance(payload, dict):
+        return None
+    turn = payload.get("turn_id")
+    attribution = payload.get("turn_attribution")
+    if turn is None and isinstance(attribution, dict):
+        turn = attribution.get("turn_id")
+    return turn if isinstance(turn, str) else None

@@ -91,6 +91,22 @@ MESSAGES: dict[str, str] = {
         "`{command}` approves on the user's behalf; only the user may run it, in their own "
         "terminal. Ask the user instead."
     ),
+    "trust.entry_command": (
+        "`{command}` is one of goalkeeper's own entry points, which only the host starts (its "
+        "hooks, its MCP server, the engine); the agent may not run it. If goalkeeper seems "
+        "wrong, tell the user."
+    ),
+    "trust.opaque_command": (
+        "This line runs a command its text does not show (`{command}`) next to goalkeeper's "
+        "name or an approval verb, so goalkeeper cannot tell what it does and refuses it. Write "
+        "the command out plainly."
+    ),
+    "trust.state_folder": (
+        "`{path}` names goalkeeper's own folders (its state, config or runtime folder) or the "
+        "host's record of the user's prompts: they hold what the user approved and said, so no "
+        "tool of the agent may read, change or delete them. Leave them to goalkeeper and the "
+        "user."
+    ),
     # -- hook transport -----------------------------------------------------------------------
     "hook.runtime_unsafe": (
         "goalkeeper: {path} is not private to you (owner {owner}, mode {mode}), so the warm "

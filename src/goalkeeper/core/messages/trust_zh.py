@@ -77,6 +77,18 @@ MESSAGES: dict[str, str] = {
     "trust.approval_command": (
         "`{command}` 是代表用户进行批准；只有用户本人可以在自己的终端里运行它。请改为询问用户。"
     ),
+    "trust.entry_command": (
+        "`{command}` 是 goalkeeper 自己的入口，只由宿主启动（它的钩子、MCP 服务、引擎）；"
+        "代理不可运行它。若觉得 goalkeeper 有误，请告诉用户。"
+    ),
+    "trust.opaque_command": (
+        "这行命令运行了文本中看不出的命令（`{command}`），且同一行提到了 goalkeeper 或批准类动词，"
+        "goalkeeper 无法判断它做什么，因此拒绝。请把命令直接写出来。"
+    ),
+    "trust.state_folder": (
+        "`{path}` 指向 goalkeeper 自己的文件夹（状态、配置或运行时文件夹）或宿主记录用户提示的位置："
+        "其中保存着用户批准和说过的内容，代理的任何工具都不可读取、修改或删除。请交给 goalkeeper 和用户。"
+    ),
     # -- hook transport -----------------------------------------------------------------------
     "hook.runtime_unsafe": (
         "goalkeeper：{path} 不是你私有的（属主 {owner}，权限 {mode}），所以热引擎已关闭，"

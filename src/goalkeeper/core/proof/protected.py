@@ -22,10 +22,16 @@ from msgspec import Struct
 
 from goalkeeper.core.goals.verify import DEFAULT_TEST_GLOBS, is_test_path
 
+PYTEST_CONFIG: tuple[str, ...] = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini")
+PYTEST_CONFIG += ("pyproject.toml", "tox.ini", "setup.cfg")
+"""What pytest reads its configuration from, in its order (``_pytest/config/findpaths.py``,
+``CONFIG_LOADERS``, pytest 9)."""
+MOCHA_CONFIG: tuple[str, ...] = (".mocharc.cjs", ".mocharc.js", ".mocharc.yaml", ".mocharc.yml")
+MOCHA_CONFIG += (".mocharc.jsonc", ".mocharc.json")
+"""mocha's ``CONFIG_FILES`` (``lib/cli/config.js``)."""
 CONFIG_FILES = frozenset(
-    {"pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "package.json", "noxfile.py"}
-    | {"Makefile", "makefile", "GNUmakefile", "conftest.py", ".mocharc.json", ".mocharc.yml"}
-    | {".mocharc.js", ".mocharc.cjs", "karma.conf.js"}
+    {*PYTEST_CONFIG, *MOCHA_CONFIG, "package.json", "noxfile.py", "tox.toml", "conftest.py"}
+    | {"Makefile", "makefile", "GNUmakefile", "deno.json", "deno.jsonc", ".taprc"}
     | {"pytest.py", "py.py", "unittest.py", "sitecustomize.py", "usercustomize.py"}
 )
 """Configuration that decides what the test command does (its name anywhere in the tree), and
@@ -33,10 +39,31 @@ modules that replace the test runner or run at interpreter start-up: ``python -m
 imports a ``pytest.py`` in the project folder before the real one."""
 RUNNER_PACKAGES = frozenset({"pytest", "_pytest", "unittest", "pluggy"})
 """Packages by those names, anywhere in the tree, shadow the runner just the same."""
+RUNNER_IMPORTS = frozenset(
+    {"pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "pygments", "colorama"}
+    | {"exceptiongroup", "tomli", "typing_extensions", "hypothesis", "_hypothesis_pytestplugin"}
+)
+"""What ``python -m pytest`` imports after start-up besides the standard library (measured
+with ``-X importtime``, pytest 9 with hypothesis): ``python -m`` puts the project folder first
+on ``sys.path``, so an ``iniconfig.py`` at the project's root replaces the real one and can end
+the run with exit 0. Running with ``PYTHONSAFEPATH=1`` would stop that, but also the import of
+the project's own modules that ``python -m pytest`` is chosen for, changing honest verdicts:
+so a root module by one of these names is protected instead, and a new one sends a passing
+verify through the kept tests (``replay``). A root module named like one of the standard
+library's that pytest imports late (``inspect.py``) is not covered: honest projects have
+packages named ``email`` or ``logging``, and the list depends on the plugins installed."""
 CONFIG_PATTERNS = (
-    "jest.config.*",
-    "vitest.config.*",
-    "vitest.workspace.*",
+    "jest.config.*",  # jest-config's JEST_CONFIG_SEARCH_PLACES: jest.config.{js,ts,mjs,…}
+    ".jestrc",
+    ".jestrc.*",
+    "jestrc",  # .config/jestrc*
+    "jestrc.*",
+    "vitest.config.*",  # vitest's CONFIG_NAMES × CONFIG_EXTENSIONS (constants.ts)
+    "vite.config.*",
+    "vitest.workspace.*",  # vitest's WORKSPACES_NAMES × extensions and .json
+    "vitest.projects.*",
+    "ava.config.*",  # ava's lib/load-config.js: ava.config.{js,cjs,mjs}
+    "karma.conf.*",
     "playwright.config.*",
     "*.pth",
 )
@@ -67,7 +94,17 @@ def is_test_config(path: str) -> bool:
     name = parts[-1]
     if any(part in RUNNER_PACKAGES for part in parts[:-1]):
         return True
+    if _shadows_an_import(parts):
+        return True
     return name in CONFIG_FILES or any(fnmatch.fnmatch(name, p) for p in CONFIG_PATTERNS)
+
+
+def _shadows_an_import(parts: list[str]) -> bool:
+    """A module at the project's root (``iniconfig.py``, ``pluggy/__init__.py``) that ``python
+    -m pytest`` would import instead of the one installed."""
+    if len(parts) == 1:
+        return parts[0].rsplit(".", 1)[0] in RUNNER_IMPORTS and parts[0].endswith((".py", ".pyc"))
+    return parts[0] in RUNNER_IMPORTS and parts[-1].endswith((".py", ".pyc"))
 
 
 def protected_digest(path: str, content: bytes) -> str:

@@ -299,7 +299,7 @@ class _Scanner:
                 end = self.i + 2
                 while end < n and s[end] != "'":
                     end += 2 if s[end] == "\\" else 1
-                out.append(s[self.i + 2 : end])
+                out.append(ansi_c(s[self.i + 2 : end]))
                 self.i = end + 1
             elif c in "$`":
                 self._expansion(out)
@@ -363,6 +363,34 @@ class _Scanner:
         if self.words or self.redirects or self.inner:
             self.out.append(Simple(tuple(self.words), tuple(self.redirects), tuple(self.inner)))
         self.words, self.redirects, self.inner = [], [], []
+
+
+_ANSI_C = lazy_re(
+    r"\\(?:x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL
+)
+_ANSI_C_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b"}
+_ANSI_C_SIMPLE |= {"E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def ansi_c(body: str) -> str:
+    """The text of a ``$'…'`` word as bash decodes it (``$'goal\\x6beeper'`` is ``goalkeeper``):
+    ``\\xHH``, ``\\uHHHH``, ``\\UHHHHHHHH``, octal ``\\NNN``, ``\\cX`` and the letter escapes."""
+
+    def one(m: re.Match[str]) -> str:
+        esc = m.group(0)[1:]
+        head = esc[0]
+        try:
+            if head in "xuU":
+                return chr(int(esc[1:], 16))
+            if head.isdigit():
+                return chr(int(esc, 8) & 0xFF)
+        except (ValueError, OverflowError):
+            return ""
+        if head == "c":
+            return chr(ord(esc[1]) & 0x1F)
+        return _ANSI_C_SIMPLE.get(head, "\\" + head)
+
+    return _ANSI_C.sub(one, body)
 
 
 def _substitutions(text: str) -> list[str]:
