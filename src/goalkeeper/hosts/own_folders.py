@@ -58,3 +58,39 @@ def ensure_folders(folders: Iterable[str]) -> list[str]:
             continue
         made.append(folder)
     return made
+
+
+GUARANTEES = (
+    "forged-hook-event",
+    "disguised-approval",
+    "own-mcp-server",
+    "environment-settings",
+    "socket-stand-in",
+    "state-deletion",
+    "runner-config-names",
+    "shadow-modules",
+)
+"""What goalkeeper promises against an agent that cheats with its shell (README: Security
+model, one row each)."""
+HOLDS = "holds"
+BEST_EFFORT = "best effort"
+CONFINED = "confined"
+WRITES_CONFINED = "writes confined"
+NOT_CONFINED = "not confined"
+_WRITE_WALL = ("socket-stand-in", "state-deletion", "runner-config-names", "shadow-modules")
+"""What holds when the agent's shell cannot write goalkeeper's folders but can still read them
+and open unix sockets (Codex's workspace-write): nothing it writes can replace goalkeeper's
+state, sockets or baselines; what it says over a socket with a secret it read is another
+matter."""
+
+
+def guarantees(shell: str) -> dict[str, str]:
+    """Each guarantee and whether it ``holds`` or is ``best effort`` (goalkeeper's text checks
+    only) for an agent's shell that is ``confined``, ``writes confined`` or ``not confined``.
+    Shadow modules hold everywhere: Python verifications run with ``PYTHONSAFEPATH=1``."""
+    held = {
+        CONFINED: GUARANTEES,
+        WRITES_CONFINED: _WRITE_WALL,
+        NOT_CONFINED: ("shadow-modules",),
+    }.get(shell, ())
+    return {name: HOLDS if name in held else BEST_EFFORT for name in GUARANTEES}

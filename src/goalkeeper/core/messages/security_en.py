@@ -63,12 +63,16 @@ MESSAGES: dict[str, str] = {
     "goalkeeper's state, config or sockets, so forged hook events, disguised approvals, its own "
     "MCP server, settings from its environment, a stand-in engine and deleting the state all "
     "fail (README: Security model)",
-    "sandbox.shell.open": "the agent's shell is not confined: goalkeeper's text checks refuse "
+    "sandbox.shell.writes_confined": "the agent's shell cannot write goalkeeper's folders (its "
+    "state, sockets and baselines cannot be deleted or replaced) but can read them and, where "
+    "the host allows, open unix sockets: forged events and approvals rest on goalkeeper's "
+    "checks (README: Security model)",
+    "sandbox.shell.not_confined": "the agent's shell is not confined: goalkeeper's text checks refuse "
     "the cheap forgeries, but an agent set on cheating can still reach goalkeeper's state and "
     "sockets (README: Security model)",
     "sandbox.codex.full_access": "Codex runs the agent's shell with sandbox_mode = "
-    "\"danger-full-access\" ({where}): unconfined",
-    "sandbox.codex.fix_full_access": "use sandbox_mode = \"workspace-write\" (and never "
+    '"danger-full-access" ({where}): unconfined',
+    "sandbox.codex.fix_full_access": 'use sandbox_mode = "workspace-write" (and never '
     "--yolo / --dangerously-bypass-approvals-and-sandbox with goalkeeper)",
     "sandbox.codex.writable": "goalkeeper's folder {folder} is inside a folder Codex's "
     "workspace-write lets the agent's shell write ({root})",

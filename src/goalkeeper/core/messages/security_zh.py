@@ -54,11 +54,14 @@ MESSAGES: dict[str, str] = {
     "sandbox.shell.confined": "智能体的 shell 受限：它读写不了 goalkeeper 的状态、配置和套接字，"
     "所以伪造钩子事件、伪装的批准、它自己的 MCP 服务、环境里的设置、冒名的引擎和删除状态都会失败"
     "（README：安全模型）",
-    "sandbox.shell.open": "智能体的 shell 不受限：goalkeeper 的文本检查能挡住简单的伪造，"
+    "sandbox.shell.writes_confined": "智能体的 shell 写不了 goalkeeper 的文件夹（状态、套接字和"
+    "基线不能被删除或替换），但能读取它们，并在宿主允许时打开 unix 套接字：伪造的事件和批准只靠 "
+    "goalkeeper 的检查（README：安全模型）",
+    "sandbox.shell.not_confined": "智能体的 shell 不受限：goalkeeper 的文本检查能挡住简单的伪造，"
     "但决意作弊的智能体仍能碰到 goalkeeper 的状态和套接字（README：安全模型）",
-    "sandbox.codex.full_access": "Codex 以 sandbox_mode = \"danger-full-access\" 运行智能体的 "
+    "sandbox.codex.full_access": 'Codex 以 sandbox_mode = "danger-full-access" 运行智能体的 '
     "shell（{where}）：不受限",
-    "sandbox.codex.fix_full_access": "使用 sandbox_mode = \"workspace-write\"（用 goalkeeper 时"
+    "sandbox.codex.fix_full_access": '使用 sandbox_mode = "workspace-write"（用 goalkeeper 时'
     "不要用 --yolo / --dangerously-bypass-approvals-and-sandbox）",
     "sandbox.codex.writable": "goalkeeper 的文件夹 {folder} 位于 Codex 的 workspace-write 允许"
     "智能体 shell 写入的文件夹中（{root}）",
