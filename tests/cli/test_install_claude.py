@@ -346,3 +346,14 @@ def test_sandbox_is_refused_for_other_hosts_and_a_broken_user_file_is_left_alone
     assert run(["install", "claude", "--sandbox"]) == 2
     assert "is not an object" in capsys.readouterr().err
     assert (home / ".claude" / "settings.json").read_text(encoding="utf-8") == '{"sandbox": [1]}'
+
+
+def test_sandbox_only_writes_the_sandbox_and_no_hooks(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For the plugin, which brings the hooks itself: nothing in the project, no hooks."""
+    project, home = dirs
+    data = gk(capsys, "install", "claude", "--sandbox-only")
+    assert len(data["sandbox"]["changes"]) == 5  # type: ignore[index]
+    assert set(user_settings(home)) == {"sandbox"}
+    assert tree(project) == {}

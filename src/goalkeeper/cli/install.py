@@ -95,6 +95,11 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     "(~/.claude/settings.json) whatever the scope: outside the project, where the agent cannot "
     "switch it off.",
 )
+@click.option(
+    "--sandbox-only",
+    is_flag=True,
+    help="claude: only the sandbox settings of --sandbox (for the plugin, which brings the hooks).",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
@@ -105,6 +110,7 @@ def install_command(
     trust: bool,
     command: str | None,
     sandbox: bool,
+    sandbox_only: bool,
     dry_run: bool,
     as_json: bool,
 ) -> int:
@@ -135,8 +141,18 @@ def install_command(
 
     Exit status: 0 on success, 2 when a settings file cannot be changed safely.
     """
-    if sandbox and host != "claude":
+    if (sandbox or sandbox_only) and host != "claude":
         raise fail("--sandbox is for claude (Claude Code's sandbox); see `goalkeeper doctor`")
+    if sandbox_only:
+        from goalkeeper.cli.install_sandbox import install_sandbox
+
+        lang = load_config(app.project, relevant_env()).lang
+        only = install_sandbox(app.project, Path.home(), lang, dry_run=dry_run)
+        if as_json:
+            echo_json({"host": host, "sandbox": msgspec.to_builtins(only), "dry_run": dry_run})
+        else:
+            only.echo("Would change" if dry_run else "Changed")
+        return int(ExitCode.OK)
     if host == "pi":
         from goalkeeper.cli.install_pi import install_pi
 
