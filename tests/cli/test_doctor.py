@@ -365,3 +365,170 @@ def test_doctor_never_runs_an_interpreter_a_project_file_names(
         env_file.write_text(f"GOALKEEPER_PYTHON={evil}\n", encoding="utf-8")
     doctor(capsys)
     assert not marker.exists()
+
+
+# -------------------------------------------------------------------------------------------
+# Whether the agent's shell is confined, per host, and so which guarantees hold
+# -------------------------------------------------------------------------------------------
+@pytest.fixture
+def own(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """goalkeeper's state, config and runtime folders of this test, under its home folder."""
+    _, home = dirs
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "TMPDIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(home / "run"))
+    return [
+        str(home / ".local/state/goalkeeper"),
+        str(home / ".config/goalkeeper"),
+        str(home / "run"),
+    ]
+
+
+def checks(rep: dict[str, Any], prefix: str = "sandbox") -> dict[str, dict[str, Any]]:
+    return {f["check"]: f for f in rep["findings"] if f["check"].startswith(prefix)}
+
+
+def edit_json(path: Path, **changes: Any) -> None:
+    doc = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    doc.update(changes)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc), "utf-8")
+
+
+def test_claude_without_its_sandbox_is_healthy_but_not_confined(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """The hooks run, so no failure; but doctor says the agent's Bash is not confined and every
+    guarantee but the shadow modules is best effort, and names the fix."""
+    install("claude")
+    code, data = doctor(capsys, "claude")
+    rep = host(data, "claude")
+    assert code == 0 and rep["status"] == "healthy"
+    assert rep["shell"] == "not confined"
+    assert rep["guarantees"]["state-deletion"] == "best effort"
+    assert rep["guarantees"]["shadow-modules"] == "holds"
+    note = checks(rep)["sandbox"]
+    assert note["warn"] is True and note["fix"] == "goalkeeper install claude --sandbox"
+    assert "sandbox is off" in note["detail"]
+
+
+def test_claude_sandbox_installed_is_confined_and_the_project_cannot_undo_it(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """After install --sandbox the agent's Bash is confined: every guarantee holds. The
+    project's settings (files in the agent's folder) switching the sandbox or its escape hatch
+    off change nothing, as in Claude Code: a true / false in the user's settings holds."""
+    project, _ = dirs
+    install("claude", "--sandbox")
+    code, data = doctor(capsys, "claude")
+    rep = host(data, "claude")
+    assert code == 0 and rep["shell"] == "confined", rep
+    assert set(rep["guarantees"].values()) == {"holds"}
+    assert all(f["ok"] and not f["warn"] for f in checks(rep).values()), checks(rep)
+    local = project / ".claude" / "settings.local.json"
+    edit_json(local, sandbox={"enabled": False, "allowUnsandboxedCommands": True})
+    code, data = doctor(capsys, "claude")
+    assert code == 0 and host(data, "claude")["shell"] == "confined"
+
+
+def test_claude_sandbox_with_a_hole_is_a_problem(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """The wall the user chose does not hold: a folder of goalkeeper's not denied, unix sockets
+    open (from any layer), the escape hatch open."""
+    project, home = dirs
+    install("claude", "--sandbox")
+    user = home / ".claude" / "settings.json"
+    doc = json.loads(user.read_text("utf-8"))
+    doc["sandbox"]["filesystem"]["denyRead"].remove(own[0])
+    doc["sandbox"]["allowUnsandboxedCommands"] = True
+    user.write_text(json.dumps(doc), "utf-8")
+    edit_json(project / ".claude" / "settings.local.json",
+              sandbox={"network": {"allowAllUnixSockets": True}})  # fmt: skip
+    code, data = doctor(capsys, "claude")
+    rep = host(data, "claude")
+    assert code == 1 and rep["shell"] == "not confined"
+    bad = failed(rep)
+    assert set(bad) == {"sandbox-folders", "sandbox-sockets", "sandbox-escape"}, bad
+    assert own[0] in bad["sandbox-folders"]["detail"] and "denyRead" in bad["sandbox-folders"][
+        "detail"]  # fmt: skip
+    assert "dangerouslyDisableSandbox" in bad["sandbox-escape"]["detail"]
+
+
+def test_claude_sandbox_in_the_project_settings_only_is_noted_not_confined(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """Denied folders written as ``~/…`` and ``//…`` count; the sandbox on in the project's own
+    settings is not enough: the agent's file tools may write them."""
+    project, home = dirs
+    install("claude")
+    rules = ["~/.local/state/goalkeeper", "//" + own[1].lstrip("/"), own[2] + "/**"]
+    box = {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False,
+           "filesystem": {"denyRead": rules, "denyWrite": rules}}  # fmt: skip
+    edit_json(project / ".claude" / "settings.json", sandbox=box)
+    code, data = doctor(capsys, "claude")
+    rep = host(data, "claude")
+    assert code == 0 and rep["shell"] == "not confined"
+    assert checks(rep)["sandbox"]["warn"] and "project settings only" in checks(rep)["sandbox"][
+        "detail"]  # fmt: skip
+    assert checks(rep)["sandbox-folders"]["ok"] is True
+    edit_json(home / ".claude" / "settings.json", sandbox={"enabled": True})
+    code, data = doctor(capsys, "claude")
+    assert host(data, "claude")["shell"] == "confined"
+
+
+CODEX_CONFINED = "\n[sandbox_workspace_write]\nexclude_slash_tmp = true\n"
+
+
+def test_codex_workspace_write_keeps_goalkeeper_out_of_its_writable_roots(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """Without /tmp among its writable roots (the tests' home folder lies under /tmp) the
+    agent's shell cannot write goalkeeper's folders; a writable root that holds one, or
+    danger-full-access, makes it not confined: notes, since the hooks still run."""
+    _, home = dirs
+    install("codex", "--user", "--trust")
+    config = home / ".codex" / "config.toml"
+    config.write_text(config.read_text("utf-8") + CODEX_CONFINED, "utf-8")
+    code, data = doctor(capsys, "codex")
+    rep = host(data, "codex")
+    assert code == 0 and rep["shell"] == "writes confined", checks(rep)
+    assert rep["guarantees"]["state-deletion"] == "holds"
+    assert rep["guarantees"]["forged-hook-event"] == "best effort"
+    assert "read every file" in checks(rep)["sandbox-reads"]["detail"]
+
+    config.write_text(config.read_text("utf-8") + 'writable_roots = ["~/.local"]\n', "utf-8")
+    code, data = doctor(capsys, "codex")
+    rep = host(data, "codex")
+    assert code == 0 and rep["shell"] == "not confined"
+    assert own[0] in checks(rep)["sandbox-folders"]["detail"]
+
+    config.write_text('sandbox_mode = "danger-full-access"\n' + config.read_text("utf-8"))
+    code, data = doctor(capsys, "codex")
+    rep = host(data, "codex")
+    assert rep["shell"] == "not confined" and "danger-full-access" in checks(rep)["sandbox"][
+        "detail"]  # fmt: skip
+
+
+def test_codex_with_tmp_writable_is_not_confined_here(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    """Codex's default writable roots include /tmp, and this test's folders lie there."""
+    install("codex", "--user", "--trust")
+    code, data = doctor(capsys, "codex")
+    rep = host(data, "codex")
+    assert code == 0 and rep["shell"] == "not confined"
+    assert "(/tmp)" in checks(rep)["sandbox-folders"]["detail"]
+
+
+def test_gemini_and_pi_say_their_shell_is_not_confined(
+    dirs: tuple[Path, Path], own: list[str], capsys: Any
+) -> None:
+    install("gemini")
+    install("pi")
+    _, data = doctor(capsys, "gemini", "pi")
+    for name in ("gemini", "pi"):
+        rep = host(data, name)
+        assert rep["shell"] == "not confined" and checks(rep)["sandbox"]["warn"] is True
+    assert "hooks included" in checks(host(data, "gemini"))["sandbox"]["detail"]
+    assert "no sandbox" in checks(host(data, "pi"))["sandbox"]["detail"]

@@ -9,6 +9,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -234,3 +235,129 @@ def test_install_says_whether_the_hooks_will_find_goalkeeper(
     assert gk(capsys, "install", "claude")["goalkeeper_found"] is True
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert gk(capsys, "install", "claude", "--local")["goalkeeper_found"] is True  # baked in
+
+
+# -------------------------------------------------------------------------------------------
+# --sandbox: Claude Code's sandbox in the user's settings, goalkeeper's folders denied to it
+# -------------------------------------------------------------------------------------------
+USER_SANDBOX = {
+    "model": "opus",
+    "sandbox": {
+        "autoAllowBashIfSandboxed": True,
+        "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["~/.kube"]},
+    },
+}
+
+
+@pytest.fixture
+def own_folders(dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """goalkeeper's state, config and runtime folders of this test (none exists yet)."""
+    _, home = dirs
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "GOALKEEPER_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GOALKEEPER_RUNTIME_DIR", str(home.parent / "run" / "goalkeeper"))
+    return [
+        str(home / ".local" / "state" / "goalkeeper"),
+        str(home / ".config" / "goalkeeper"),
+        str(home.parent / "run" / "goalkeeper"),
+    ]
+
+
+def user_settings(home: Path) -> dict[str, Any]:
+    data = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_sandbox_goes_to_the_user_settings_keeping_theirs_and_uninstall_restores_them(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hooks go to the project (the default scope), the sandbox to ~/.claude/settings.json,
+    where the agent cannot switch it off: on, failing rather than running unsandboxed, the
+    escape hatch shut, goalkeeper's three folders denied for reading and writing, the user's
+    own entries kept. A second install changes nothing; uninstall --sandbox gives the file
+    back byte for byte."""
+    project, home = dirs
+    (home / ".claude").mkdir()
+    original = json.dumps(USER_SANDBOX, indent=2)
+    (home / ".claude" / "settings.json").write_text(original, encoding="utf-8")
+    data = gk(capsys, "install", "claude", "--sandbox")
+    box = user_settings(home)["sandbox"]
+    assert box["enabled"] is True and box["failIfUnavailable"] is True
+    assert box["allowUnsandboxedCommands"] is False
+    assert box["autoAllowBashIfSandboxed"] is True
+    assert box["filesystem"]["denyRead"] == ["~/.ssh", *own_folders]
+    assert box["filesystem"]["denyWrite"] == own_folders
+    assert box["filesystem"]["allowWrite"] == ["~/.kube"]
+    assert "network" not in box  # no unix sockets for the agent's Bash
+    assert user_settings(home)["model"] == "opus"
+    assert "sandbox" not in json.loads((project / ".claude" / "settings.json").read_text("utf-8"))
+    report = data["sandbox"]
+    assert isinstance(report, dict) and report["folders"] == own_folders
+    assert len(report["changes"]) == 5 and report["problems"] == []
+    # the denied folders exist, private, so the sandbox can hide them from the start
+    assert all(Path(f).is_dir() for f in own_folders)
+    assert stat.S_IMODE(os.stat(own_folders[0]).st_mode) == 0o700
+
+    installed = (home / ".claude" / "settings.json").read_bytes()
+    again = gk(capsys, "install", "claude", "--sandbox")
+    assert again["sandbox"]["changes"] == []  # type: ignore[index]
+    assert (home / ".claude" / "settings.json").read_bytes() == installed
+
+    gk(capsys, "uninstall", "claude", "--sandbox")
+    assert (home / ".claude" / "settings.json").read_text(encoding="utf-8") == original
+
+
+def test_uninstall_without_sandbox_keeps_it_and_keeps_what_the_user_had_turned_on(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sandbox the user had on before stays on after uninstall --sandbox (install did not
+    turn it on); plain uninstall leaves the sandbox settings alone."""
+    _, home = dirs
+    (home / ".claude").mkdir()
+    mine = {"sandbox": {"enabled": True, "allowUnsandboxedCommands": True}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(mine), encoding="utf-8")
+    gk(capsys, "install", "claude", "--user", "--sandbox")
+    assert user_settings(home)["sandbox"]["allowUnsandboxedCommands"] is False
+    gk(capsys, "uninstall", "claude", "--user")
+    assert user_settings(home)["sandbox"]["enabled"] is True
+    assert user_settings(home)["sandbox"]["filesystem"]["denyWrite"] == own_folders
+    gk(capsys, "uninstall", "claude", "--user", "--sandbox")
+    assert user_settings(home) == mine
+
+
+def test_unix_sockets_the_user_allows_are_kept_and_said_as_a_problem(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, home = dirs
+    (home / ".claude").mkdir()
+    mine = {"sandbox": {"network": {"allowAllUnixSockets": True}}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(mine), encoding="utf-8")
+    assert run(["install", "claude", "--sandbox"]) == 0
+    out = capsys.readouterr().out
+    assert "Problem: your Claude Code settings let the agent's Bash open unix sockets" in out
+    assert "allowAllUnixSockets" in out
+    assert user_settings(home)["sandbox"]["network"] == {"allowAllUnixSockets": True}
+
+
+def test_sandbox_is_refused_for_other_hosts_and_a_broken_user_file_is_left_alone(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, home = dirs
+    assert run(["install", "codex", "--sandbox"]) == 2
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text('{"sandbox": [1]}', encoding="utf-8")
+    assert run(["install", "claude", "--sandbox"]) == 2
+    assert "is not an object" in capsys.readouterr().err
+    assert (home / ".claude" / "settings.json").read_text(encoding="utf-8") == '{"sandbox": [1]}'
+
+
+def test_sandbox_only_writes_the_sandbox_and_no_hooks(
+    dirs: tuple[Path, Path], own_folders: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For the plugin, which brings the hooks itself: nothing in the project, no hooks."""
+    project, home = dirs
+    data = gk(capsys, "install", "claude", "--sandbox-only")
+    assert len(data["sandbox"]["changes"]) == 5  # type: ignore[index]
+    assert set(user_settings(home)) == {"sandbox"}
+    assert tree(project) == {}

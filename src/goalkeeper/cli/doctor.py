@@ -45,6 +45,11 @@ class HostReport(Struct, frozen=True):
     host: str
     status: str
     findings: tuple[Finding, ...] = ()
+    shell: str = ""
+    """The agent's shell: ``confined``, ``writes confined`` or ``not confined`` by the host's
+    sandbox ("" when goalkeeper is not installed for the host)."""
+    guarantees: dict[str, str] = msgspec.field(default_factory=dict)
+    """Each guarantee of the README's security model: ``holds`` or ``best effort``."""
 
 
 class Reader:
@@ -231,7 +236,22 @@ def check_claude(ctx: Context, probe: Prober) -> HostReport:
     user_env = dig(docs.get("user", (None, {}))[1], "env", "GOALKEEPER_PYTHON")
     extra = {"GOALKEEPER_PYTHON": user_env} if isinstance(user_env, str) else {}
     found += probe.hooks("claude", configured or [("project", [])], hook_command, extra)
-    return report("claude", found)
+    by_layer = {layer: doc for layer, (_, doc) in docs.items()}
+    for _, doc in managed:
+        if doc is not None:
+            by_layer.setdefault("managed", doc)
+    return report("claude", found, *claude_shell(by_layer, ctx))
+
+
+def claude_shell(layers: dict[str, dict[str, Any]], ctx: Context) -> tuple[str, list[Finding]]:
+    """Whether Claude Code's sandbox confines the agent's Bash, from every settings layer."""
+    from goalkeeper.hosts import claude_sandbox as cs
+    from goalkeeper.hosts.own_folders import CONFINED, NOT_CONFINED, goalkeeper_folders
+
+    folders = goalkeeper_folders(ctx.env)
+    box = cs.effective(layers, str(ctx.home))
+    shell = CONFINED if cs.is_confined(box, folders) else NOT_CONFINED
+    return shell, cs.sandbox_findings(box, folders)
 
 
 def check_codex(ctx: Context, probe: Prober) -> HostReport:
@@ -263,7 +283,18 @@ def check_codex(ctx: Context, probe: Prober) -> HostReport:
         return HostReport("codex", "not installed")
     found = [*r.problems, *found]
     found += probe.hooks("codex", configured, lambda p: hook_command("codex", p))
-    return report("codex", found)
+    return report("codex", found, *codex_shell(r, ctx, user_config))
+
+
+def codex_shell(r: Reader, ctx: Context, user_config: dict[str, Any]) -> tuple[str, list[Finding]]:
+    """Whether Codex's sandbox keeps goalkeeper's folders out of the agent's writable roots."""
+    from goalkeeper.hosts.codex_sandbox import sandbox_findings
+    from goalkeeper.hosts.own_folders import goalkeeper_folders
+
+    project_config = r.toml(ctx.project / ".codex" / "config.toml") or {}
+    configs = {"user": user_config, "project": project_config}
+    env = {**ctx.env, "HOME": str(ctx.home)}
+    return sandbox_findings(configs, str(ctx.project), env, goalkeeper_folders(ctx.env))
 
 
 def check_gemini(ctx: Context, probe: Prober) -> HostReport:
@@ -300,7 +331,7 @@ def check_gemini(ctx: Context, probe: Prober) -> HostReport:
     found.append(gs.folder_trust(user, folders, str(ctx.project), ctx.env))
     found = [*r.problems, *found]
     found += probe.hooks("gemini", configured, gs.hook_command)
-    return report("gemini", found)
+    return report("gemini", found, *unconfined("gemini"))
 
 
 def check_pi(ctx: Context, probe: Prober) -> HostReport:
@@ -323,7 +354,17 @@ def check_pi(ctx: Context, probe: Prober) -> HostReport:
         found += pi_findings(layer, path, text, trust, settings, ctx.project)
     if not (installed or r.problems):
         return HostReport("pi", "not installed")
-    return report("pi", [*r.problems, *found])
+    return report("pi", [*r.problems, *found], *unconfined("pi"))
+
+
+def unconfined(host: str) -> tuple[str, list[Finding]]:
+    """Gemini CLI's sandbox holds its hooks too (no wall between them and the agent's shell);
+    Pi has none: the agent's shell is not confined in goalkeeper's sense."""
+    from goalkeeper.core.messages import make_say
+    from goalkeeper.hosts.own_folders import NOT_CONFINED
+
+    note = Finding(host, "sandbox", True, make_say("en")(f"sandbox.{host}"), warn=True)
+    return NOT_CONFINED, [note]
 
 
 CHECKS: dict[str, Callable[[Context, Prober], HostReport]] = {
@@ -334,10 +375,20 @@ CHECKS: dict[str, Callable[[Context, Prober], HostReport]] = {
 }
 
 
-def report(host: str, findings: list[Finding]) -> HostReport:
-    unique = list(dict.fromkeys(findings))
+def report(
+    host: str, findings: list[Finding], shell: str = "", walls: list[Finding] | None = None
+) -> HostReport:
+    """The host's status from its findings; ``shell`` and the sandbox's findings (``walls``),
+    with the last line saying what the agent's shell can do and so which guarantees hold."""
+    from goalkeeper.core.messages import make_say
+    from goalkeeper.hosts.own_folders import guarantees
+
+    unique = list(dict.fromkeys([*findings, *(walls or [])]))
+    if shell:
+        key = "sandbox.shell." + shell.replace(" ", "_")
+        unique.append(Finding(host, "shell", True, make_say("en")(key)))
     status = "healthy" if all(f.ok for f in unique) else "problem"
-    return HostReport(host, status, tuple(unique))
+    return HostReport(host, status, tuple(unique), shell, guarantees(shell) if shell else {})
 
 
 def diagnose(project: Path, env: Mapping[str, str], hosts: tuple[str, ...]) -> list[HostReport]:
@@ -369,6 +420,14 @@ def doctor_command(app: App, hosts: tuple[str, ...], as_json: bool) -> int:
     Claude Code honours disableAllHooks. doctor checks where goalkeeper is configured (project,
     local, user; the plugin), that trust, the MCP server the hooks point the agent at, and
     that the hooks' launcher finds this goalkeeper (the same version).
+
+    It also says whether the agent's shell is confined by the host's sandbox, and so which of
+    goalkeeper's guarantees hold (README: Security model; --json: "shell", "guarantees"):
+    Claude Code's sandbox on in your user settings with goalkeeper's folders denied, no unix
+    sockets and no escape hatch (goalkeeper install claude --sandbox); Codex's workspace-write
+    with goalkeeper's folders outside every writable root (never danger-full-access or
+    --yolo); Gemini CLI's sandbox holds its hooks too and Pi has none. Without a confined
+    shell goalkeeper still works, on its text checks: a note, not a failure.
 
     It only reads (a file it cannot parse is reported "unreadable"), never writes, and runs
     nothing but goalkeeper's own launcher with --version.

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
 from msgspec.structs import replace
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
@@ -85,6 +86,20 @@ def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     help="Hook command to register (default: the portable launcher, which finds goalkeeper "
     "when the hook runs).",
 )
+@click.option(
+    "--sandbox",
+    is_flag=True,
+    help="claude: also turn on Claude Code's sandbox for the agent's Bash, with goalkeeper's "
+    "state, config and runtime folders denied to it (reading and writing) and no unix sockets: "
+    "then the agent's shell cannot forge what goalkeeper trusts. Written to your user settings "
+    "(~/.claude/settings.json) whatever the scope: outside the project, where the agent cannot "
+    "switch it off.",
+)
+@click.option(
+    "--sandbox-only",
+    is_flag=True,
+    help="claude: only the sandbox settings of --sandbox (for the plugin, which brings the hooks).",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
@@ -94,6 +109,8 @@ def install_command(
     scope: Scope,
     trust: bool,
     command: str | None,
+    sandbox: bool,
+    sandbox_only: bool,
     dry_run: bool,
     as_json: bool,
 ) -> int:
@@ -116,8 +133,26 @@ def install_command(
     HOST pi: writes goalkeeper's Pi extension to .pi/extensions/goalkeeper.ts (with --user:
     Pi's own extensions folder), which starts `goalkeeper bridge pi` for every Pi session.
 
+    With --sandbox (claude): Claude Code's sandbox on in your user settings, failing instead of
+    running unsandboxed where it cannot start, its escape hatch (dangerouslyDisableSandbox)
+    shut, and goalkeeper's folders denied to it. Your own sandbox settings are kept (lists are
+    merged); unix sockets your settings allow are reported as a problem. Needs bubblewrap and
+    socat on Linux. `goalkeeper uninstall claude --sandbox` takes out exactly this.
+
     Exit status: 0 on success, 2 when a settings file cannot be changed safely.
     """
+    if (sandbox or sandbox_only) and host != "claude":
+        raise fail("--sandbox is for claude (Claude Code's sandbox); see `goalkeeper doctor`")
+    if sandbox_only:
+        from goalkeeper.cli.install_sandbox import install_sandbox
+
+        lang = load_config(app.project, relevant_env()).lang
+        only = install_sandbox(app.project, Path.home(), lang, dry_run=dry_run)
+        if as_json:
+            echo_json({"host": host, "sandbox": msgspec.to_builtins(only), "dry_run": dry_run})
+        else:
+            only.echo("Would change" if dry_run else "Changed")
+        return int(ExitCode.OK)
     if host == "pi":
         from goalkeeper.cli.install_pi import install_pi
 
@@ -182,6 +217,11 @@ def install_command(
     skills = install_skills(_skills_dir(scope, project, home), dry_run=dry_run)
     compiled = False if dry_run else _precompile()
     found = None if command else launcher_finds(project, python)
+    boxed = None
+    if sandbox:
+        from goalkeeper.cli.install_sandbox import install_sandbox
+
+        boxed = install_sandbox(project, home, config.lang, dry_run=dry_run)
     data = {
         "host": host,
         "scope": scope,
@@ -194,6 +234,8 @@ def install_command(
         "bytecode_compiled": compiled,
         "skills": skills,
     }
+    if boxed is not None:
+        data["sandbox"] = msgspec.to_builtins(boxed)
     if as_json:
         echo_json(data)
         return int(ExitCode.OK)
@@ -204,6 +246,8 @@ def install_command(
             click.echo(f"  - {change}")
     else:
         click.echo(f"goalkeeper is already installed in {path}.")
+    if boxed is not None:
+        boxed.echo(verb)
     click.echo("".join(f"  - {line}\n" for line in skills), nl=False)
     if found is False:
         click.echo(
@@ -221,17 +265,26 @@ def install_command(
 @click.command("uninstall", short_help="Remove exactly what install added.")
 @click.argument("host", type=click.Choice(["claude", "pi", "codex", "gemini"]))
 @scope_options
+@click.option(
+    "--sandbox",
+    is_flag=True,
+    help="claude: also take out of your user settings what `install claude --sandbox` put in.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_obj
-def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
+def uninstall_command(app: App, host: str, scope: Scope, sandbox: bool, as_json: bool) -> int:
     """Remove exactly what `goalkeeper install HOST` added: its hooks, its MCP server and
     its approval, and the env value it set (the previous value is restored). Other hooks and
     settings stay, each file keeps its layout, and a file or folder install created is
     removed once nothing else is in it.
 
+    The sandbox settings of `install claude --sandbox` stay unless --sandbox is given.
+
     Exit status: 0 on success (also when nothing was installed), 2 when the settings file
     cannot be changed safely.
     """
+    if sandbox and host != "claude":
+        raise fail("--sandbox is for claude (Claude Code's sandbox)")
     if host == "pi":
         from goalkeeper.cli.install_pi import uninstall_pi
 
@@ -285,9 +338,15 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
     except OSError:
         pass
     _remove_empty_folders(created, project, home)
+    boxed = None
+    if sandbox:
+        from goalkeeper.cli.install_sandbox import uninstall_sandbox
+
+        boxed = uninstall_sandbox(project, home, load_config(project, relevant_env()).lang)
     if as_json:
         done = {"host": host, "scope": scope, "settings": str(path), "changes": changes}
-        echo_json({**done, "skills": skills})
+        extra = {"sandbox": msgspec.to_builtins(boxed)} if boxed is not None else {}
+        echo_json({**done, "skills": skills, **extra})
     elif changes:
         click.echo(f"Changed {path}:")
         for change in changes:
@@ -296,6 +355,8 @@ def uninstall_command(app: App, host: str, scope: Scope, as_json: bool) -> int:
         click.echo(f"goalkeeper was not installed in {path}.")
     if not as_json:
         click.echo("".join(f"  - {line}\n" for line in skills), nl=False)
+        if boxed is not None and boxed.changes:
+            boxed.echo("Changed")
     return int(ExitCode.OK)
 
 

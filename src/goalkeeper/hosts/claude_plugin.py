@@ -89,7 +89,9 @@ def plugin_json(version: str) -> dict[str, Any]:
         "name": PLUGIN_NAME,
         "version": version,
         "description": "Keeps the agent working until the goal is proven done: plan gates, "
-        "goals goalkeeper verifies itself, todos that need evidence, workflow routes.",
+        "goals goalkeeper verifies itself, todos that need evidence, workflow routes. So that "
+        "the agent's Bash cannot forge what goalkeeper trusts, turn on Claude Code's sandbox "
+        "with goalkeeper's folders denied to it: goalkeeper install claude --sandbox-only.",
         "author": {"name": "goalkeeper maintainers"},
         "license": "MIT",
         "keywords": ["hooks", "goal", "verification", "pdca", "todo", "workflow"],
