@@ -176,9 +176,11 @@ def git_state() -> str:
 
 def clean_env(project: Path, **extra: str) -> dict[str, str]:
     """This process's environment without goalkeeper's or Claude Code's own variables, plus
-    ``CLAUDE_PROJECT_DIR`` (what Claude Code sends every hook) and ``extra``."""
+    ``CLAUDE_PROJECT_DIR`` (what Claude Code sends every hook), a state home beside the project
+    (so a run leaves nothing in the user's ``~/.local/state/goalkeeper``) and ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(FORWARDED_PREFIXES)}
     env["CLAUDE_PROJECT_DIR"] = str(project)
+    env["XDG_STATE_HOME"] = str(project.parent / "xdg-state")
     env.update(extra)
     return env
 

@@ -34,12 +34,10 @@ def isolated(
 def _no_internal_error_recorded(tmp_path: Path) -> None:
     """Hooks fail open: a guard that crashed lets the agent go on, which a test asserting "not
     blocked" cannot tell from the rule it tests. So every state database the test left (in its
-    own state home, or in a project folder of an older layout) must hold no internal error."""
+    own state home) must hold no internal error."""
     from .hook_answers import journalled_errors
 
     homes = tmp_path / "xdg-state" / "goalkeeper" / "projects"
-    databases = [*homes.glob("*/state.db"), *tmp_path.glob(".goalkeeper/state.db")]
-    databases += tmp_path.glob("*/.goalkeeper/state.db")
-    for database in databases:
+    for database in homes.glob("*/state.db"):
         errors = journalled_errors(database.parent.parent, database=database)
         assert not errors, f"goalkeeper recorded an internal error in {database}: {errors}"

@@ -23,7 +23,12 @@ def test_the_flags_are_toml_codex_reads_as_the_hooks_and_the_server() -> None:
     assert merged["hooks"] == doc["hooks"]  # the same handlers the trust records hash
     server = merged["mcp_servers"]["goalkeeper"]
     assert [server["command"], *server["args"]] == mcp_argv("/opt/py/bin/python")
-    assert server["env_vars"] == ["GOALKEEPER_PYTHON"]
+    assert server["env_vars"] == [
+        "GOALKEEPER_PYTHON",
+        "GOALKEEPER_STATE_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CONFIG_HOME",
+    ]
 
 
 def test_the_trust_of_the_flag_hooks_is_recorded_once(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ oversize file or a symlink out of the project is bad input with a clear notice."
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -153,13 +154,21 @@ GOAL_PROMPT = "Keep going until all the tests pass."
 which is when a hook reads package.json, the Makefile and setup.cfg."""
 
 
-def _prompt(project: Path) -> dict[str, object]:
-    return {
+def _typed(project: Path, home: Path) -> tuple[dict[str, object], dict[str, str]]:
+    """The user's goal prompt, with Claude Code's record of it (only a prompt the host shows as
+    the user's sets a goal): the payload and the hook's environment."""
+    transcript = home / "projects" / "-p" / "s1.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    line = {"type": "queue-operation", "operation": "enqueue", "content": GOAL_PROMPT}
+    transcript.write_text(json.dumps({**line, "sessionId": "s1"}) + "\n", "utf-8")
+    payload = {
         "hook_event_name": "UserPromptSubmit",
         "session_id": "s1",
         "cwd": str(project),
+        "transcript_path": str(transcript),
         "prompt": GOAL_PROMPT,
     }
+    return payload, {"CLAUDE_CONFIG_DIR": str(home)}
 
 
 @pytest.mark.parametrize("name", ["package.json", "Makefile", "setup.cfg"])
@@ -174,9 +183,11 @@ def test_a_fifo_project_file_never_hangs_the_goals_verify_inference(
         (folder / "tests").mkdir()
         (folder / "tests" / "test_x.py").write_text("def test_x():\n    pass\n", "utf-8")
     os.mkfifo(project / name)
-    done = run_hook(project, _prompt(project))
+    payload, env = _typed(project, tmp_path / "claude-p")
+    done = run_hook(project, payload, env=env)
     assert done.returncode == 0 and done.seconds < FAST_S
-    expected = run_hook(control, _prompt(control)).answer
+    payload, env = _typed(control, tmp_path / "claude-control")
+    expected = run_hook(control, payload, env=env).answer
     assert "python -m pytest -q" in str(expected)  # the control inferred the test modules' runner
     assert done.answer == expected
 

@@ -62,14 +62,15 @@ def run_codex(
 
 def codex_flags(hooks: dict[str, Any], server: list[str]) -> list[str]:
     """``-c`` options carrying goalkeeper's hooks and MCP server, as TOML values."""
-    from goalkeeper.hosts.codex_config import PYTHON_VAR, toml_string
+    from goalkeeper.hosts.codex_config import FORWARDED_TO_MCP, toml_string
 
     flags: list[str] = []
     for event, groups in hooks.items():
         flags += ["-c", f"hooks.{event}=[" + ", ".join(_inline(g) for g in groups) + "]"]
     flags += ["-c", f"mcp_servers.goalkeeper.command={toml_string(server[0])}"]
     flags += ["-c", "mcp_servers.goalkeeper.args=[" + ", ".join(map(toml_string, server[1:])) + "]"]
-    flags += ["-c", f"mcp_servers.goalkeeper.env_vars=[{toml_string(PYTHON_VAR)}]"]
+    forwarded = ", ".join(map(toml_string, FORWARDED_TO_MCP))
+    flags += ["-c", f"mcp_servers.goalkeeper.env_vars=[{forwarded}]"]
     return flags
 
 

@@ -52,8 +52,11 @@ MATCHER_EVENTS = frozenset(
 """The events whose ``matcher`` Codex applies (and hashes); for the others it is ignored."""
 MARK = "# goalkeeper hook codex"
 PYTHON_VAR = "GOALKEEPER_PYTHON"
+FORWARDED_TO_MCP = (PYTHON_VAR, "GOALKEEPER_STATE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME")
 """Codex starts an MCP server with only a few variables of its own environment; ``env_vars``
-forwards this one, which the launcher reads first (the user's opt-in interpreter)."""
+forwards these: the interpreter the launcher reads first (the user's opt-in), and where the
+user's state and config folders are, so the server reads and writes the same state database
+as the hooks (without them a user who sets ``XDG_STATE_HOME`` would get two)."""
 BEGIN = "# >>> goalkeeper (goalkeeper install codex; goalkeeper uninstall codex removes it):"
 END = "# <<< goalkeeper"
 """The block's first line is ``BEGIN`` and its label (which install wrote it: ``user``, or
@@ -192,7 +195,7 @@ def toml_block(
             "[mcp_servers.goalkeeper]",
             f"command = {toml_string(mcp_argv[0])}",
             "args = [" + ", ".join(toml_string(a) for a in mcp_argv[1:]) + "]",
-            f"env_vars = [{toml_string(PYTHON_VAR)}]",
+            "env_vars = [" + ", ".join(toml_string(v) for v in FORWARDED_TO_MCP) + "]",
             "",
         ]
     for key, digest in records:

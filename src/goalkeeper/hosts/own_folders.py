@@ -46,11 +46,20 @@ def covered(folder: str, rules: Iterable[str]) -> bool:
 def ensure_folders(folders: Iterable[str]) -> list[str]:
     """Create the folders that do not exist yet, private to this user (0700): a sandbox hides
     a denied folder by mounting over it, which needs the folder to be there when the agent's
-    session starts. The folders created."""
+    session starts. One that exists with wider bits (an install receipt written first) is
+    narrowed. The folders created."""
+    import os
+
     made: list[str] = []
     for folder in folders:
         path = Path(folder)
         if path.exists():
+            try:
+                st = path.stat()
+                if path.is_dir() and st.st_uid == os.getuid() and st.st_mode & 0o077:
+                    path.chmod(0o700)
+            except OSError:
+                pass
             continue
         try:
             path.mkdir(mode=0o700, parents=True)
