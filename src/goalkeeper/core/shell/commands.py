@@ -24,10 +24,10 @@ MAX_DEPTH = 6
 MAX_CHARS = 50_000
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "fish", "busybox"})
-_KEYWORDS = frozenset(
+KEYWORDS = frozenset(
     {"if", "elif", "then", "else", "while", "until", "do", "!", "{", "}", "time", "exec"}
 )
-_WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its value options
+WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its value options
     "sudo": "ugCDhprtUT",
     "doas": "uC",
     "env": "uCS",
@@ -129,14 +129,14 @@ def _simple(simple: Simple, found: _Found, depth: int) -> None:
 def _command(words: list[Word], found: _Found, depth: int, simple: Simple | None) -> None:
     fed = False
     while True:
-        while words and (words[0].raw in _KEYWORDS or _is_assignment(words[0])):
+        while words and (words[0].raw in KEYWORDS or _is_assignment(words[0])):
             words = words[1:]
         if not words or not words[0].literal:
             break
         name = base(words[0].text)
-        if name in _WRAPPERS:
+        if name in WRAPPERS:
             fed = fed or name == "xargs"
-            rest, values = read_options(words[1:], _WRAPPERS[name], first_operand_ends=True)
+            rest, values = read_options(words[1:], WRAPPERS[name], first_operand_ends=True)
             if name == "env" and "S" in values:
                 _read(values["S"].text, found, depth + 1)
             if name == "timeout" and rest:

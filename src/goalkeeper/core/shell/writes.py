@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from msgspec import Struct, field
 
+from goalkeeper.core.shell.commands import KEYWORDS, WRAPPERS
 from goalkeeper.core.shell.line import (
     Redirect,
     Simple,
@@ -42,26 +43,9 @@ MAX_CHARS = 50_000
 
 _FILE_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
-_KEYWORDS = frozenset(
-    {"if", "elif", "then", "else", "while", "until", "do", "!", "{", "}", "time", "exec"}
-)
-_WRAPPERS: dict[str, str] = {  # a program that runs the rest of its words: its value options
-    "sudo": "ugCDhprtUT",
-    "doas": "uC",
-    "env": "uCS",
-    "nohup": "",
-    "command": "",
-    "builtin": "",
-    "time": "fo",
-    "nice": "n",
-    "ionice": "cnp",
-    "timeout": "ks",
-    "stdbuf": "ioe",
-    "chrt": "",
-    "unbuffer": "",
-    "xargs": "IiLlnPsdEa",
-    "busybox": "",
-}
+_WRAPPERS = {**WRAPPERS, "busybox": ""}
+"""The wrappers ``commands`` looks through; busybox is one here (``commands`` reads it as a
+shell)."""
 _LINKERS = frozenset({"ln", "link"})
 _REMOVERS = frozenset({"rm", "unlink", "rmdir", "shred"})
 _COPIERS = frozenset({"cp", "mv", "install", "rsync", "ln"})
@@ -155,7 +139,7 @@ def _command(
 ) -> None:
     """The writes of one command's words (wrappers such as ``sudo`` or ``xargs`` taken off)."""
     fed = False  # under xargs: more operands come from its input
-    while words and (words[0].raw in _KEYWORDS or _is_assignment(words[0])):
+    while words and (words[0].raw in KEYWORDS or _is_assignment(words[0])):
         words = words[1:]
     while words and words[0].literal and base(words[0].text) in _WRAPPERS:
         name = base(words[0].text)
