@@ -50,6 +50,7 @@ step("write", lambda: open("{state}/forged.txt", "w").write("forged"))
 step("delete", lambda: shutil.rmtree("{state}"))
 step("read", lambda: open("{state}/sentinel").read())
 step("unix", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+step("marker", lambda: os.environ.get("CODEX_SANDBOX_NETWORK_DISABLED"))
 """
 
 
@@ -126,6 +127,10 @@ def test_the_sandboxed_shell_cannot_write_goalkeepers_state_home(codex_case: Any
     # What Codex's sandbox does not hide (doctor says so): the shell reads goalkeeper's files
     # and may open unix sockets.
     assert f"read {SECRET}" in seen and "unix <socket.socket" in seen, seen
+    # What the warm engine refuses a client by (agent_shell.sandboxed_process; the engine side
+    # is tests/security/test_channels.py::test_a_client_in_codexs_sandbox_is_refused_even_with_
+    # the_secret): the sandboxed shell's commands carry Codex's marker.
+    assert "marker 1" in seen, seen
     # goalkeeper's hooks ran outside the sandbox and wrote their journal there.
     assert case.status()["recent"], proc.stderr[-2000:]
     # Control: the user, outside any sandbox, writes there.

@@ -277,6 +277,49 @@ def test_a_captured_request_cannot_be_replayed(tmp_path: Path) -> None:
     assert again.startswith(b"ERR ") and late.startswith(b"ERR ")
 
 
+SEALED_CLIENT = """
+import json, socket, sys, time, os
+from goalkeeper.hosts.hook_client import seal_request
+path, secret, body = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+    conn.settimeout(30)
+    conn.connect(path)
+    try:
+        conn.sendall(seal_request(secret, body, os.urandom(16), time.time() + 30))
+        conn.shutdown(socket.SHUT_WR)
+        got = b"".join(iter(lambda: conn.recv(65536), b""))
+    except OSError:
+        got = b""
+sys.stdout.write(got[:3].decode("latin-1"))
+"""
+
+
+def test_a_client_in_codexs_sandbox_is_refused_even_with_the_secret(tmp_path: Path) -> None:
+    """Codex's workspace-write lets the agent's shell read goalkeeper's secret and open unix
+    sockets; the commands it runs there carry ``CODEX_SANDBOX_NETWORK_DISABLED=1``. A client
+    that proves the secret from such a shell is not read (no session appears); the same client
+    outside the sandbox, as Codex's hooks run, is answered."""
+    project, runtime = project_and_runtime(tmp_path)
+    env = clean_env(project, runtime)
+    path = sock_path(runtime, project)
+    body = encode_request("codex", str(project), {}, FORGED)
+    with warm_server(project, env, tmp_path / "engine.log"):
+        secret = the_secret()
+
+        def client(**marker: str) -> str:
+            argv = [sys.executable, "-c", SEALED_CLIENT, str(path), secret.hex(), body.hex()]
+            done = subprocess.run(
+                argv, env={**env, **marker}, capture_output=True, text=True, timeout=60
+            )
+            assert done.returncode == 0, done.stderr
+            return done.stdout
+
+        assert client(CODEX_SANDBOX_NETWORK_DISABLED="1") == ""  # closed unread
+        assert not has_session(project, "forged")
+        assert client() == "OK "  # control: the host's side is taken
+    assert has_session(project, "forged")
+
+
 # -- the agent's own MCP server -------------------------------------------------------------
 
 UNPROVEN = "was not started by the agent's host"

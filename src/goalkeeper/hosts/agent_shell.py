@@ -108,3 +108,33 @@ def _program(proc: str, pid: int) -> AgentShell | None:
         if agent is not None:
             return AgentShell(agent, f"ancestor process {pid} runs {name}")
     return None
+
+
+SANDBOX_MARKERS: tuple[tuple[str, str | None, str], ...] = (
+    ("CODEX_SANDBOX", None, "Codex CLI's sandbox"),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", None, "Codex CLI's sandbox"),
+)
+"""Variables a host sets only for the commands it runs in its sandbox (never for its hooks):
+Codex sets ``CODEX_SANDBOX_NETWORK_DISABLED=1`` for its shell tool's commands in
+``workspace-write`` without network, ``CODEX_SANDBOX=seatbelt`` on macOS. Claude Code sets
+``CLAUDECODE=1`` for its hooks too, so that marker cannot tell its sandbox from its hooks."""
+
+
+def sandboxed_process(pid: int, *, proc: str = "/proc") -> AgentShell | None:
+    """The host sandbox that process ``pid`` (or an ancestor of it) runs in, else None. Codex's
+    ``workspace-write`` lets the agent's shell read goalkeeper's folders and open unix sockets,
+    so the warm engine asks this of every client. Never raises."""
+    current = pid
+    for _ in range(MAX_ANCESTORS):
+        if current <= 1:
+            return None
+        environ = _environ(proc, current)
+        for name, value, sandbox in SANDBOX_MARKERS:
+            got = environ.get(name, "").strip()
+            if got and (value is None or got.lower() == value):
+                return AgentShell(sandbox, f"process {current}: {name}={got}")
+        parent = _parent(proc, current)
+        if parent is None:
+            return None
+        current = parent
+    return None

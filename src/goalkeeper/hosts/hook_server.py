@@ -189,8 +189,8 @@ class HookServer:
                     self.listener = self._bind()
                 self._check_sources()
                 continue
-            if peer_uid(conn) != self.uid:
-                conn.close()  # another user's process: not a byte is read from it
+            if peer_uid(conn) != self.uid or _in_a_sandbox(conn):
+                conn.close()  # another user's process, or the agent's: not a byte is read
                 continue
             with self.lock:
                 self.active += 1
@@ -340,3 +340,20 @@ def _write_private(path: str, text: str) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+def _in_a_sandbox(conn: socket.socket) -> bool:
+    """Whether the client runs in a host's sandbox (``agent_shell.sandboxed_process``): the
+    agent's shell there can read goalkeeper's secret (Codex's ``workspace-write`` denies no
+    reads) and open unix sockets, and must not speak as the host; its own in-process answer then
+    cannot write the state. Linux only (the peer's pid from ``SO_PEERCRED``)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    from goalkeeper.hosts.agent_shell import sandboxed_process
+
+    try:  # struct ucred {pid_t pid; uid_t uid; gid_t gid;}
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    except OSError:
+        return False
+    pid = int.from_bytes(creds[0:4], sys.byteorder) if len(creds) == 12 else 0
+    return pid > 1 and sandboxed_process(pid) is not None
