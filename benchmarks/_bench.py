@@ -176,11 +176,9 @@ def git_state() -> str:
 
 def clean_env(project: Path, **extra: str) -> dict[str, str]:
     """This process's environment without goalkeeper's or Claude Code's own variables, plus
-    ``CLAUDE_PROJECT_DIR`` (what Claude Code sends every hook), a state home beside the project
-    (so a run leaves nothing in the user's ``~/.local/state/goalkeeper``) and ``extra``."""
+    ``CLAUDE_PROJECT_DIR`` (what Claude Code sends every hook) and ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(FORWARDED_PREFIXES)}
     env["CLAUDE_PROJECT_DIR"] = str(project)
-    env["XDG_STATE_HOME"] = str(project.parent / "xdg-state")
     env.update(extra)
     return env
 
@@ -272,7 +270,17 @@ def main(
     (or one JSON object with ``--json``). Exit 0: a budget that fails is reported, not raised."""
     args = parse_args()
     install_signal_cleanup()
-    data = run(args)
+    # goalkeeper's state (and its hooks' runtime folder) in a folder of this run, for the
+    # script and every process it starts, so a run leaves nothing in the user's state home
+    import shutil
+    import tempfile
+
+    state = tempfile.mkdtemp(prefix="gk-bench-state-")
+    os.environ["XDG_STATE_HOME"] = state
+    try:
+        data = run(args)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
     if args.json:
         print_json(data)
     else:

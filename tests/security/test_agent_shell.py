@@ -111,3 +111,24 @@ def test_allow_from_the_users_terminal_applies_the_settings(tmp_path: Path) -> N
     done = user_terminal.run([*GOALKEEPER, "-C", str(tmp_path), "allow"], env=_clean_env())
     assert done.returncode == 0, done.stderr
     assert load_config(tmp_path).max_continuations == 1000
+
+
+def test_a_client_in_codexs_sandbox_is_found_through_its_ancestors(tmp_path: Path) -> None:
+    """The engine's question (``sandboxed_process``): a client that dropped Codex's marker for
+    itself is still inside the sandboxed shell that has it; a hook, started by Codex itself
+    outside the sandbox, is not, and the walk ends at the host's program."""
+    from goalkeeper.hosts.agent_shell import sandboxed_process
+
+    proc = _fake_proc(
+        tmp_path / "proc",
+        [
+            (40, 30, b"PATH=/bin\0", b"python3\0client.py\0"),
+            (30, 20, b"CODEX_SANDBOX_NETWORK_DISABLED=1\0", b"bash\0-lc\0"),
+            (20, 10, b"PATH=/bin\0", b"codex\0exec\0"),
+            (50, 20, b"PATH=/bin\0", b"python3\0-m\0goalkeeper\0hook\0codex\0"),
+            (10, 2, b"CODEX_SANDBOX_NETWORK_DISABLED=1\0", b"bash\0"),
+        ],
+    )
+    found = sandboxed_process(40, proc=str(proc))
+    assert found is not None and "process 30" in found.evidence
+    assert sandboxed_process(50, proc=str(proc)) is None  # stops at codex, below pid 10

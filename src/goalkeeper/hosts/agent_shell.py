@@ -133,6 +133,9 @@ def sandboxed_process(pid: int, *, proc: str = "/proc") -> AgentShell | None:
             got = environ.get(name, "").strip()
             if got and (value is None or got.lower() == value):
                 return AgentShell(sandbox, f"process {current}: {name}={got}")
+        if _program(proc, current) is not None:
+            return None  # the host itself: what started it is the user's side (and a hook's
+            # walk ends here, at its parent: two reads, not the whole chain up to init)
         parent = _parent(proc, current)
         if parent is None:
             return None
