@@ -109,11 +109,11 @@ def _read(text: str, found: _Found, depth: int) -> None:
 
 def _reader(simple: Simple) -> str:
     """Which interpreter reads a heredoc's body as code: ``shell``, ``python``, or ""."""
-    words = [w for w in simple.words if not _is_assignment(w)]
+    words = [w for w in simple.words if not is_assignment(w)]
     if not words or not any(r.op in ("<<", "<<-") for r in simple.redirects):
         return ""
     name = base(words[0].text)
-    if name in SHELLS and not any(_has_c(w) for w in words[1:]):
+    if name in SHELLS and not any(has_c_option(w) for w in words[1:]):
         return "shell"
     return "python" if name.startswith(PYTHONS) else ""
 
@@ -129,7 +129,7 @@ def _simple(simple: Simple, found: _Found, depth: int) -> None:
 def _command(words: list[Word], found: _Found, depth: int, simple: Simple | None) -> None:
     fed = False
     while True:
-        while words and (words[0].raw in KEYWORDS or _is_assignment(words[0])):
+        while words and (words[0].raw in KEYWORDS or is_assignment(words[0])):
             words = words[1:]
         if not words or not words[0].literal:
             break
@@ -191,7 +191,8 @@ def _after_runner(name: str, args: list[Word]) -> list[Word]:
     return args[i:]
 
 
-def _has_c(word: Word) -> bool:
+def has_c_option(word: Word) -> bool:
+    """``-c`` (alone or among short options, ``-lc``): a shell's next word is the line it runs."""
     text = word.text
     return text.startswith("-") and not text.startswith("--") and "c" in text
 
@@ -201,7 +202,7 @@ def _shell(args: list[Word], found: _Found, depth: int, simple: Simple | None) -
     script from its input: a heredoc (read by ``_read``), ``<<< LINE`` (read), or a pipe or
     redirection it cannot see (opaque)."""
     for i, word in enumerate(args):
-        if _has_c(word):
+        if has_c_option(word):
             line = args[i + 1] if i + 1 < len(args) else None
             if line is None:
                 return
@@ -294,6 +295,7 @@ def _git_aliases(args: list[Word], found: _Found, depth: int) -> None:
             return
 
 
-def _is_assignment(word: Word) -> bool:
+def is_assignment(word: Word) -> bool:
+    """``NAME=value`` before a command (or as ``env``'s argument)."""
     name, eq, _ = word.raw.partition("=")
     return bool(eq) and name.isidentifier()

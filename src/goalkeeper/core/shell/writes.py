@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from msgspec import Struct, field
 
-from goalkeeper.core.shell.commands import KEYWORDS, WRAPPERS
+from goalkeeper.core.shell.commands import KEYWORDS, WRAPPERS, has_c_option, is_assignment
 from goalkeeper.core.shell.line import (
     Redirect,
     Simple,
@@ -139,7 +139,7 @@ def _command(
 ) -> None:
     """The writes of one command's words (wrappers such as ``sudo`` or ``xargs`` taken off)."""
     fed = False  # under xargs: more operands come from its input
-    while words and (words[0].raw in KEYWORDS or _is_assignment(words[0])):
+    while words and (words[0].raw in KEYWORDS or is_assignment(words[0])):
         words = words[1:]
     while words and words[0].literal and base(words[0].text) in _WRAPPERS:
         name = base(words[0].text)
@@ -149,7 +149,7 @@ def _command(
             _read(values["S"].text, found, depth + 1)
         if name == "timeout" and rest:
             rest = rest[1:]  # the duration
-        words = [w for w in rest if not (name in ("env", "sudo") and _is_assignment(w))]
+        words = [w for w in rest if not (name in ("env", "sudo") and is_assignment(w))]
         words = list(_drop_assignments(words)) if name == "env" else words
     if not words:
         return
@@ -273,7 +273,7 @@ def _shell(args: list[Word], found: _Found, depth: int, redirects: tuple[Redirec
     is, by ``_read``), ``bash script.sh`` or ``bash < script.sh`` (a program: not seen), and
     a shell reading a line the text does not show (``curl … | sh``, ``bash < <(…)``): unknown."""
     for i, word in enumerate(args):
-        if word.text.startswith("-") and not word.text.startswith("--") and "c" in word.text:
+        if has_c_option(word):
             line = args[i + 1] if i + 1 < len(args) else None
             if line is None:
                 return
@@ -373,7 +373,7 @@ def _tar(args: list[Word], found: _Found) -> None:
 
 
 def _is_shell_reading_stdin(simple: Simple) -> bool:
-    words = [w for w in simple.words if not _is_assignment(w)]
+    words = [w for w in simple.words if not is_assignment(w)]
     if not words or base(words[0].text) not in _SHELLS:
         return False
     return any(r.op in ("<<", "<<-") for r in simple.redirects) and not any(
@@ -381,13 +381,8 @@ def _is_shell_reading_stdin(simple: Simple) -> bool:
     )
 
 
-def _is_assignment(word: Word) -> bool:
-    name, eq, _ = word.raw.partition("=")
-    return bool(eq) and name.isidentifier()
-
-
 def _drop_assignments(words: Sequence[Word]) -> Sequence[Word]:
     i = 0
-    while i < len(words) and _is_assignment(words[i]):
+    while i < len(words) and is_assignment(words[i]):
         i += 1
     return words[i:]
