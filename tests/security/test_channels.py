@@ -38,6 +38,7 @@ from tests.hosts.test_hook_transport import (
     clean_env,
     run_hook,
     sock_path,
+    stop_engine,
     the_secret,
     warm_server,
 )
@@ -142,13 +143,7 @@ def test_a_stand_in_answering_empty_does_not_switch_goalkeeper_off(
     finally:
         stand_in.close()
         time.sleep(0.5)
-        subprocess.run(
-            [sys.executable, "-m", "goalkeeper", "-C", str(project), "server", "stop"],
-            env=env,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
+        stop_engine(project, env)
     assert stand_in.served >= 1  # the hook did ask it
     assert genuine.get("decision") == "block"
     assert answer.get("decision") == "block" and answer != {}
@@ -169,13 +164,7 @@ def test_a_stand_in_that_never_answers_costs_a_hook_at_most_the_ok_wait(tmp_path
     finally:
         stand_in.close()
         time.sleep(0.5)
-        subprocess.run(
-            [sys.executable, "-m", "goalkeeper", "-C", str(project), "server", "stop"],
-            env=env,
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
+        stop_engine(project, env)
     assert stand_in.served == 1
     assert answer.get("decision") == "block"
     assert OK_WAIT_S + OK_GRACE_S <= 2  # a short wait, not the Stop's 590 s
