@@ -416,6 +416,7 @@ def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(
     goal = "/gk-goal `true` exits 0"
     sid = "0f4c1d2e-0000-4000-8000-000000000001"
     record = user_typed(monkeypatch, project / "claude-home", sid, goal)
+    env["CLAUDE_CONFIG_DIR"] = str(project / "claude-home")  # Claude Code's, in its hooks' env
     send(payload("user_prompt_submit.json", project, prompt=goal, transcript_path=record))
     assert send(payload("stop_failure.json", project)) == {}
     told = send(payload("user_prompt_submit.json", project, prompt="go on"))

@@ -84,11 +84,12 @@ def test_plugin_commands_read_as_the_commands_they_stand_for(typed: str, read: s
     assert plugin_prompt(typed) == read
 
 
-def _hook(project: Path, **fields: Any) -> dict[str, Any]:
+def _hook(project: Path, env: dict[str, str] | None = None, **fields: Any) -> dict[str, Any]:
+    """One hook event; ``env``: more of the hook's environment than the project."""
     raw = json.dumps(
         {"session_id": "sess-1", "cwd": str(project), "permission_mode": "default", **fields}
     ).encode()
-    return answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project)}, str(project))[0]
+    return answer_hook(raw, {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}, str(project))[0]
 
 
 def test_the_plugins_goal_command_sets_the_goal(
@@ -101,7 +102,11 @@ def test_the_plugins_goal_command_sets_the_goal(
     prompt = "/goalkeeper:goal `python -c pass` exits 0"
     record = user_typed(monkeypatch, tmp_path / "claude-home", "sess-1", prompt)
     said = _hook(
-        tmp_path, hook_event_name="UserPromptSubmit", prompt=prompt, transcript_path=record
+        tmp_path,
+        {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude-home")},  # Claude Code's, in its hooks' env
+        hook_event_name="UserPromptSubmit",
+        prompt=prompt,
+        transcript_path=record,
     )
     goal = tmp_path / ".agents" / "goal" / "GOAL.md"
     assert goal.is_file(), said

@@ -417,8 +417,9 @@ def test_peer_uid_is_this_users_on_a_socket_pair() -> None:
 
 
 def test_only_goalkeepers_variables_are_forwarded() -> None:
-    """GOALKEEPER_*, PI_TODONE_* and the host variables the engine reads (two of Claude Code's,
-    Gemini CLI's project); never a token or any other CLAUDE_* / GEMINI_* variable."""
+    """GOALKEEPER_*, PI_TODONE_* and the host variables the engine reads (three of Claude
+    Code's, Codex's home, Gemini CLI's project); never a token or any other CLAUDE_* / GEMINI_*
+    / CODEX_* variable."""
     environ = {
         "GOALKEEPER_LANG": "zh",
         "PI_TODONE_STALL_THRESHOLD": "3",
@@ -427,6 +428,8 @@ def test_only_goalkeepers_variables_are_forwarded() -> None:
         "GEMINI_PROJECT_DIR": "/p",
         "GEMINI_API_KEY": "canary",
         "CODEX_HOME": "/root/.codex",
+        "CODEX_API_KEY": "canary",
+        "CLAUDE_CONFIG_DIR": "/root/.claude",
         "CLAUDE_CODE_OAUTH_TOKEN": "canary",
         "CLAUDE_CODE_SESSION_ID": "sess",
         "CLAUDECODE": "1",

@@ -101,7 +101,8 @@ TURN = "01a2429c-c3f7-7f21-a2d2-a6d43e20fe0e"
 def codex_prompt(project: Path, rollout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from goalkeeper.hosts.codex import answer_hook
 
-    monkeypatch.setenv("CODEX_HOME", str(project / "codex-home"))
+    home = str(project / "codex-home")
+    monkeypatch.setenv("CODEX_HOME", home)
     event = {
         "hook_event_name": "UserPromptSubmit",
         "session_id": SESSION,
@@ -110,7 +111,7 @@ def codex_prompt(project: Path, rollout: Path, monkeypatch: pytest.MonkeyPatch) 
         "transcript_path": str(rollout),
         "prompt": GOAL,
     }
-    answer_hook(json.dumps(event).encode(), {}, str(project))
+    answer_hook(json.dumps(event).encode(), {"CODEX_HOME": home}, str(project))  # as Codex runs it
 
 
 def rollout(project: Path, *lines: dict[str, object]) -> Path:
@@ -153,3 +154,26 @@ def test_control_codex_a_turn_the_user_just_started_sets_the_goal(
 ) -> None:
     codex_prompt(tmp_path, rollout(tmp_path, STARTED), monkeypatch)
     assert "python -c pass" in goal_file(tmp_path).read_text("utf-8")
+
+
+def test_control_through_the_warm_engine_claude_codes_folder_comes_from_the_hook(
+    tmp_path: Path,
+) -> None:
+    """The warm engine answers with the hook's environment, not its own: Claude Code's folder
+    named only where the hook runs (``CLAUDE_CONFIG_DIR``) is where the record is looked for,
+    so the user's prompt sets the goal as it does in-process."""
+    from tests.hosts.test_hook_transport import clean_env, warm_server
+    from tests.hosts.test_hook_transport import run_hook as hook_via_engine
+
+    project = tmp_path / "p"
+    project.mkdir()
+    home = tmp_path / "claude-home"
+    path = record(home, typed(GOAL))
+    engine_env = clean_env(project, tmp_path / "rt")
+    hook_env = {**engine_env, "CLAUDE_CONFIG_DIR": str(home)}
+    raw = json.dumps(prompt_event(project, str(path))).encode()
+    with warm_server(project, engine_env, tmp_path / "engine.log"):
+        hook_via_engine(project, hook_env, raw)
+        socket = next((tmp_path / "rt").glob("*.sock"))
+        assert not socket.with_name(socket.name + ".spawn").exists()  # the engine answered
+    assert goal_file(project).exists()

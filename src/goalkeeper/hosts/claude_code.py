@@ -291,7 +291,7 @@ def _answer(
     )
     try:
         stored = stored_host_state(supervisor.store, hook.session_id)
-        events, host_state = to_events(hook, stored, config)
+        events, host_state = to_events(hook, stored, config, env)
         outcome = supervisor.handle(events, host_state=host_state)
     finally:
         supervisor.store.close()
@@ -324,9 +324,13 @@ def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
 
 
 def to_events(
-    hook: HookInput, stored: Mapping[str, Any], config: Config
+    hook: HookInput,
+    stored: Mapping[str, Any],
+    config: Config,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[tuple[Event, ...], dict[str, Any]]:
-    """The engine events for a hook, and the host bookkeeping to store with them."""
+    """The engine events for a hook, and the host bookkeeping to store with them. ``env`` is
+    the hook's environment (where the host keeps its records); this process's by default."""
     sid = hook.session_id
     if hook.event == "SessionStart":
         source = hook.source if hook.source in _SOURCES else "other"
@@ -337,7 +341,8 @@ def to_events(
         from goalkeeper.hosts.claude_transcript import user_prompt_shown
 
         raw = hook.prompt or ""
-        shown = user_prompt_shown(hook.transcript_path, sid, raw, os.environ)
+        records = os.environ if env is None else env
+        shown = user_prompt_shown(hook.transcript_path, sid, raw, records)
         return (UserPrompt(sid, plugin_prompt(raw), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}

@@ -172,7 +172,7 @@ def _answer(
     )
     try:
         stored = stored_host_state(supervisor.store, hook.session_id)
-        events, host_state = to_events(hook, stored, config)
+        events, host_state = to_events(hook, stored, config, env)
         outcome = supervisor.handle(events, host_state=host_state)
     finally:
         supervisor.store.close()
@@ -183,19 +183,21 @@ def _answer(
 
 
 def to_events(
-    hook: HookInput, stored: Mapping[str, Any], config: Config
+    hook: HookInput,
+    stored: Mapping[str, Any],
+    config: Config,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[tuple[Event, ...], dict[str, Any]]:
-    """The engine events for a hook, and the host bookkeeping to store with them."""
+    """The engine events for a hook, and the host bookkeeping to store with them. ``env`` is
+    the hook's environment (where the host keeps its records); this process's by default."""
     sid = hook.session_id
     if hook.event == "SessionStart":
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        import os
-
         from goalkeeper.hosts.codex_transcript import turn_just_started
 
-        home = codex_home(os.environ)
+        home = codex_home(os.environ if env is None else env)
         shown = turn_just_started(hook.transcript_path, sid, hook.turn_id or "", home)
         return (UserPrompt(sid, own_prompt(hook.prompt or ""), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":

@@ -84,9 +84,16 @@ PROJECT_VARS = {"claude": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
 """Where a host names the project in a hook's environment; else the hook's working folder
 (Codex runs hooks in the session's folder and names it nowhere else)."""
 FORWARDED_PREFIXES = ("GOALKEEPER_", "PI_TODONE_")
-FORWARDED_NAMES = ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "GEMINI_PROJECT_DIR")
-"""The only host variables the engine reads; the others (``CLAUDE_*``, ``GEMINI_*``,
-``CODEX_*``) may hold tokens."""
+FORWARDED_NAMES = (
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_PROJECT_DIR",
+)
+"""The only host variables the engine reads (the project, Claude Code's block cap, and where
+Claude Code and Codex keep their records of the user's prompts); the others (``CLAUDE_*``,
+``GEMINI_*``, ``CODEX_*``) may hold tokens."""
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONNECT_TIMEOUT_S = 1.0
 OK_WAIT_S = 1.0
