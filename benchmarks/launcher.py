@@ -194,7 +194,7 @@ def instant_engine(python: str, project: Path) -> Iterator[None]:
 
     if make_runtime_dir(runtime_dir()) is not None:
         raise _bench.BenchError(f"{runtime_dir()} is not private")
-    secret = ensure_secret(secret_path(os.environ))  # it proves the secret as the engine does
+    secret = ensure_secret(secret_path(os.environ))  # it shows the secret as the engine does
     if not isinstance(secret, bytes):
         raise _bench.BenchError(f"no usable secret: {secret}")
     path = str(_bench.engine_paths(python, project)["socket"])
@@ -213,8 +213,8 @@ def instant_engine(python: str, project: Path) -> Iterator[None]:
                 chunks = []
                 while chunk := conn.recv(65536):
                     chunks.append(chunk)
-                nonce = open_request(b"".join(chunks), secret)[0]
-                conn.sendall(ok_line(secret, nonce) + frame_answer(secret, nonce, b"{}"))
+                open_request(b"".join(chunks), secret)
+                conn.sendall(ok_line(secret) + frame_answer(b"{}"))
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()

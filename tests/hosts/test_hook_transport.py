@@ -156,15 +156,15 @@ def the_secret() -> bytes:
 
 
 def proven(answer: bytes | None, *, frame: bytes | None = None) -> Callable[[bytes], bytes]:
-    """A reply that proves the secret for the request it answers, as the engine's does: ``OK``
-    and, unless ``answer`` is None, the sealed ``answer`` (or ``frame``, as given)."""
+    """A reply to a request that shows the secret, as the engine's is: ``OK`` with the engine's
+    half and, unless ``answer`` is None, the framed ``answer`` (or ``frame``, as given)."""
 
     def reply(request: bytes) -> bytes:
         secret = the_secret()
-        nonce, _until, _body = open_request(request, secret)
+        open_request(request, secret)
         if answer is None:
-            return ok_line(secret, nonce) + (frame or b"")
-        return ok_line(secret, nonce) + frame_answer(secret, nonce, answer)
+            return ok_line(secret) + (frame or b"")
+        return ok_line(secret) + frame_answer(answer)
 
     return reply
 
@@ -467,9 +467,10 @@ def test_the_client_sends_no_token_to_the_server(tmp_path: Path) -> None:
         fake.close()
     assert answer == {"systemMessage": "from the server"}
     (request,) = fake.requests
-    assert (
-        b"canary" not in request and secret not in request and secret.hex().encode() not in request
-    )
+    # Never the whole secret, and never the engine's half of it.
+    server_half = secret[len(secret) // 2 :]
+    assert b"canary" not in request and server_half not in request
+    assert server_half.hex().encode() not in request
     host, cwd, sent, payload = decode_request(open_request(request, secret)[2])
     assert (host, cwd, payload) == ("claude", str(project), STOP)
     assert sent["CLAUDE_PROJECT_DIR"] == str(project)
@@ -485,30 +486,42 @@ NONCE = b"n" * 16
 
 
 def test_request_and_reply_framing_round_trip() -> None:
-    """A request decodes to what was encoded once it proves the secret; an answer framed
-    after a proven OK comes back whole."""
+    """A request decodes to what was encoded once it shows the secret; an answer framed after
+    an OK that shows the engine's half comes back whole."""
     body = encode_request("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
     request = seal_request(SECRET, body, NONCE, 1e10)
     assert request.startswith(PROTOCOL + b" ")
     assert open_request(request, SECRET) == (NONCE, 1e10, body)
     assert decode_request(body) == ("claude", "/p", {"GOALKEEPER_LANG": "en"}, b'{"a": 1}')
     for answer in (b'{"a": 1}', b""):
-        reply = ok_line(SECRET, NONCE) + frame_answer(SECRET, NONCE, answer)
-        assert decode_reply(reply, SECRET, NONCE) == answer
+        reply = ok_line(SECRET) + frame_answer(answer)
+        assert decode_reply(reply, SECRET) == answer
 
 
-def test_a_request_that_does_not_prove_the_secret_is_refused() -> None:
-    """Another secret, a changed body or deadline, a missing proof: ``ValueError``."""
+def test_a_request_that_does_not_show_the_secret_is_refused() -> None:
+    """Another secret, the engine's half instead of the client's, the previous protocol, a
+    missing proof: ``ValueError``."""
     body = encode_request("claude", "/p", {}, b"{}")
     request = seal_request(SECRET, body, NONCE, 1e10)
     with pytest.raises(ValueError):
         open_request(request, bytes(32))
+    swapped = request.replace(SECRET[:16].hex().encode(), SECRET[16:].hex().encode())
+    assert swapped != request
     with pytest.raises(ValueError):
-        open_request(request.replace(b"/p", b"/q"), SECRET)
+        open_request(swapped, SECRET)
     with pytest.raises(ValueError):
-        open_request(request.replace(b" 10000000000.000 ", b" 20000000000.000 "), SECRET)
+        open_request(request.replace(PROTOCOL, b"GK3", 1), SECRET)
     with pytest.raises(ValueError):
         open_request(b"GK2\n" + body, SECRET)
+
+
+def test_a_stand_in_that_captured_a_request_cannot_pass_for_the_engine() -> None:
+    """What a listener learns from a request (the client's half) is not what ``OK`` must show:
+    echoing it back, or anything else a request carries, is "not taken"."""
+    request = seal_request(SECRET, encode_request("claude", "/p", {}, b"{}"), NONCE, 1e10)
+    for word in request.split(b"\n", 1)[0].split(b" "):
+        assert decode_reply(b"OK " + word + b"\n2\n{}", SECRET) is None
+    assert decode_reply(ok_line(SECRET) + b"2\n{}", SECRET) == b"{}"  # control: the engine
 
 
 @pytest.mark.parametrize(
@@ -518,16 +531,16 @@ def test_a_request_that_does_not_prove_the_secret_is_refused() -> None:
 def test_not_taken_means_handled_in_process(reply: bytes) -> None:
     """Nothing back, a refusal, or an OK that does not prove the secret (a stand-in listener):
     not taken, so the caller runs the event itself."""
-    assert decode_reply(reply, SECRET, NONCE) is None
+    assert decode_reply(reply, SECRET) is None
 
 
 @pytest.mark.parametrize(
     "frame",
-    [b"", b"14\n", b'14\n{"decision"', b"2\n{}}", b"xx\n{}", b"2 " + b"0" * 64 + b"\n{}", b"2\n{}"],
+    [b"", b"14\n", b'14\n{"decision"', b"2\n{}}", b"xx\n{}", b"2 " + b"0" * 64 + b"\n{}"],
 )
 def test_taken_but_incomplete_lets_the_agent_go_without_a_retry(frame: bytes) -> None:
-    """A proven OK but no complete sealed answer: the fail-open answer, never a retry."""
-    assert decode_reply(ok_line(SECRET, NONCE) + frame, SECRET, NONCE) == _no_answer()
+    """A proven OK but no complete answer: the fail-open answer, never a retry."""
+    assert decode_reply(ok_line(SECRET) + frame, SECRET) == _no_answer()
     assert json.loads(_no_answer())["systemMessage"]
 
 
@@ -653,7 +666,7 @@ def test_the_warm_engine_answers_hostile_input_like_the_in_process_path(tmp_path
     cold = [run_hook(project, {**env, "GOALKEEPER_SERVER": "off"}, p) for p in payloads]
     assert warm == cold
     assert "X\ufffd" in str(warm[0]["systemMessage"])
-    assert refused.startswith(b"ERR ") and decode_reply(refused, the_secret(), NONCE) is None
+    assert refused.startswith(b"ERR ") and decode_reply(refused, the_secret()) is None
     assert not Path(f"{sock_path(runtime, project)}.spawn").exists()  # no request fell back
 
 

@@ -132,3 +132,42 @@ def test_a_client_in_codexs_sandbox_is_found_through_its_ancestors(tmp_path: Pat
     found = sandboxed_process(40, proc=str(proc))
     assert found is not None and "process 30" in found.evidence
     assert sandboxed_process(50, proc=str(proc)) is None  # stops at codex, below pid 10
+
+
+def _confinement(root: Path, pid: str, mnt: str, status: bytes) -> None:
+    """``ns/{mnt,user,pid}`` links (mnt as given) and a status file for ``pid`` in a fake /proc."""
+    ns = root / pid / "ns"
+    ns.mkdir(parents=True, exist_ok=True)
+    for name, target in (("mnt", mnt), ("user", "user:[1]"), ("pid", "pid:[1]")):
+        (ns / name).symlink_to(target)
+    (root / pid / "status").write_bytes(status)
+
+
+HOST_STATUS = b"Name:\tcodex\nNoNewPrivs:\t0\nSeccomp:\t0\n"
+
+
+@pytest.mark.parametrize(
+    ("mnt", "status", "why"),
+    [
+        ("mnt:[2]", HOST_STATUS, "another mnt namespace"),
+        ("mnt:[1]", b"NoNewPrivs:\t1\nSeccomp:\t0\n", "NoNewPrivs: 1"),
+        ("mnt:[1]", b"NoNewPrivs:\t0\nSeccomp:\t2\n", "Seccomp: 2"),
+    ],
+)
+def test_a_client_confined_where_the_engine_is_not_is_sandboxed(
+    tmp_path: Path, mnt: str, status: bytes, why: str
+) -> None:
+    """No marker anywhere (Codex with network access): another namespace, ``no_new_privs`` or
+    a seccomp filter the engine lacks is enough; a client confined exactly as the engine is
+    (a container both run in) is not."""
+    from goalkeeper.hosts.agent_shell import sandboxed_process
+
+    proc = _fake_proc(tmp_path / "proc", [(40, 20, b"PATH=/bin\0", b"python3\0client.py\0")])
+    _confinement(proc, "self", "mnt:[1]", HOST_STATUS)
+    _confinement(proc, "40", mnt, status)
+    found = sandboxed_process(40, proc=str(proc))
+    assert found is not None and why in found.evidence.replace(":\t", ": "), found
+    (proc / "self" / "status").write_bytes(status)  # the engine confined the same way
+    (proc / "self" / "ns" / "mnt").unlink()
+    (proc / "self" / "ns" / "mnt").symlink_to(mnt)
+    assert sandboxed_process(40, proc=str(proc)) is None

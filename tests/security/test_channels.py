@@ -248,21 +248,20 @@ def test_a_client_without_the_secret_is_refused_and_changes_nothing(tmp_path: Pa
     assert has_session(project, "forged")
 
 
-def test_a_captured_request_cannot_be_replayed(tmp_path: Path) -> None:
-    """A request that proves the secret (as a stand-in could capture one) is taken once; the
-    same bytes again are refused, and so is one sent after its deadline."""
+def test_a_request_is_taken_once_and_not_after_its_deadline(tmp_path: Path) -> None:
+    """Exactly once, not proof (``hook_channel`` says why): the same request again is refused,
+    so is one sent after its deadline for ``OK`` (its client answered in-process by then)."""
     project, runtime = project_and_runtime(tmp_path)
     env = clean_env(project, runtime)
     path = sock_path(runtime, project)
     body = encode_request("claude", str(project), {"CLAUDE_PROJECT_DIR": str(project)}, FORGED)
     with warm_server(project, env, tmp_path / "engine.log"):
         secret = the_secret()
-        nonce = os.urandom(16)
-        request = seal_request(secret, body, nonce, time.time() + 30)
+        request = seal_request(secret, body, os.urandom(16), time.time() + 30)
         first = send_raw(path, request)
         again = send_raw(path, request)
         late = send_raw(path, seal_request(secret, body, os.urandom(16), time.time() - 1))
-    assert decode_reply(first, secret, nonce) is not None  # control: taken and answered
+    assert decode_reply(first, secret) is not None  # control: taken and answered
     assert again.startswith(b"ERR ") and late.startswith(b"ERR ")
 
 
@@ -306,6 +305,41 @@ def test_a_client_in_codexs_sandbox_is_refused_even_with_the_secret(tmp_path: Pa
         assert client(CODEX_SANDBOX_NETWORK_DISABLED="1") == ""  # closed unread
         assert not has_session(project, "forged")
         assert client() == "OK "  # control: the host's side is taken
+    assert has_session(project, "forged")
+
+
+@pytest.mark.parametrize("sandbox", ["no_new_privs", "namespaces"])
+def test_a_client_confined_apart_from_the_engine_is_refused_without_any_marker(
+    tmp_path: Path, sandbox: str
+) -> None:
+    """Codex with ``network_access = true`` sets no marker, but its sandbox (bubblewrap, as
+    Claude Code's) runs the agent's commands in new user, mount and pid namespaces with
+    ``no_new_privs`` and a seccomp filter (seen on the real Codex 0.171:
+    ``tests/e2e/test_codex_sandbox.py``). A client with the secret, confined either way and
+    with no marker at all, is closed unread; the same client unconfined is taken."""
+    project, runtime = project_and_runtime(tmp_path)
+    env = clean_env(project, runtime)
+    path = sock_path(runtime, project)
+    body = encode_request("codex", str(project), {}, FORGED)
+    if sandbox == "namespaces":
+        bwrap = require_bwrap()
+        wrap = [bwrap, "--dev-bind", "/", "/", "--unshare-user", "--unshare-pid", "--"]
+    else:
+        wrap = ["setpriv", "--no-new-privs", "--"]
+    with warm_server(project, env, tmp_path / "engine.log"):
+        secret = the_secret()
+        argv = [sys.executable, "-c", SEALED_CLIENT, str(path), secret.hex(), body.hex()]
+
+        def client(prefix: list[str]) -> str:
+            done = subprocess.run(
+                [*prefix, *argv], env=env, capture_output=True, text=True, timeout=60
+            )
+            assert done.returncode == 0, done.stderr
+            return done.stdout
+
+        assert client(wrap) == ""  # closed unread
+        assert not has_session(project, "forged")
+        assert client([]) == "OK "  # control: unconfined, as the host's hooks run
     assert has_session(project, "forged")
 
 

@@ -117,7 +117,12 @@ Codex sets ``CODEX_SANDBOX_NETWORK_DISABLED=1`` for its shell tool's commands in
 def sandboxed_process(pid: int, *, proc: str = "/proc") -> AgentShell | None:
     """The host sandbox that process ``pid`` (or an ancestor of it) runs in, else None. Codex's
     ``workspace-write`` lets the agent's shell read goalkeeper's folders and open unix sockets,
-    so the warm engine asks this of every client. Never raises."""
+    so the warm engine asks this of every client: first whether the client is confined where
+    this process is not (``confined_apart``: Codex with ``network_access = true`` sets no
+    marker), then the markers. Never raises."""
+    apart = confined_apart(pid, proc=proc)
+    if apart is not None:
+        return AgentShell("a sandbox", f"process {pid}: {apart}")
     current = pid
     for _ in range(MAX_ANCESTORS):
         if current <= 1:
@@ -135,6 +140,52 @@ def sandboxed_process(pid: int, *, proc: str = "/proc") -> AgentShell | None:
             return None
         current = parent
     return None
+
+
+NAMESPACES = ("mnt", "user", "pid")
+"""The namespaces a sandbox gives its commands (Codex 0.171's ``codex-linux-sandbox`` and Claude
+Code's both run bubblewrap: new user, mount and pid namespaces). Hooks and MCP servers run in
+the host's own, which is the engine's: the engine is started by a hook."""
+CONFINEMENT = (b"NoNewPrivs:", b"Seccomp:")
+"""``/proc/<pid>/status`` lines a sandbox raises and no process can lower again: landlock and
+seccomp need ``no_new_privs``, and a seccomp filter stays for every descendant."""
+
+
+def confined_apart(pid: int, than: str = "self", *, proc: str = "/proc") -> str | None:
+    """How process ``pid`` is confined where process ``than`` (this one) is not: another mount,
+    user or pid namespace, ``no_new_privs`` or a seccomp mode this process lacks; None when it
+    is not, or when this process's own cannot be read (nothing to compare with: a ``proc``
+    without them). A client whose namespace cannot be read although this process's can is
+    confined: the sandbox hides it. Never raises."""
+    for name in NAMESPACES:
+        try:
+            mine = os.readlink(f"{proc}/{than}/ns/{name}")
+        except (OSError, ValueError):
+            continue
+        try:
+            theirs = os.readlink(f"{proc}/{pid}/ns/{name}")
+        except FileNotFoundError:
+            return None  # gone (or never there): nothing asks any more
+        except (OSError, ValueError):
+            return f"its {name} namespace cannot be read"
+        if theirs != mine:
+            return f"another {name} namespace ({theirs}, not {mine})"
+    mine_status = _status_levels(_read_proc(f"{proc}/{than}/status", 1 << 16))
+    theirs_status = _status_levels(_read_proc(f"{proc}/{pid}/status", 1 << 16))
+    for key in CONFINEMENT:
+        if key in mine_status and theirs_status.get(key, 0) > mine_status[key]:
+            return f"{key.decode()} {theirs_status[key]} (this process: {mine_status[key]})"
+    return None
+
+
+def _status_levels(data: bytes) -> dict[bytes, int]:
+    """The ``CONFINEMENT`` lines of a ``/proc/<pid>/status`` as numbers."""
+    out: dict[bytes, int] = {}
+    for line in data.split(b"\n"):
+        key, _, value = line.partition(b"\t")
+        if key in CONFINEMENT and value.strip().isdigit():
+            out[key] = int(value)
+    return out
 
 
 def _mentions(proc: str, pid: int, text: bytes) -> bool:

@@ -37,7 +37,13 @@ def project_env_names(project: Path, cwd: str) -> frozenset[str]:
 
 
 def user_env(env: Mapping[str, str], project: Path, cwd: str) -> dict[str, str]:
-    """``env`` without the goalkeeper settings a project env file defines."""
+    """``env`` without the goalkeeper settings a project env file defines. With none of
+    goalkeeper's settings in ``env`` there is nothing to drop, and no file is looked for
+    (the warm engine asks this on every Gemini event)."""
+    from goalkeeper.config import ENV_ALIASES, ENV_PREFIX
+
+    if not any(k.startswith(ENV_PREFIX) or k in ENV_ALIASES for k in env):
+        return dict(env)
     dropped = project_env_names(project, cwd)
     return {k: v for k, v in env.items() if k not in dropped} if dropped else dict(env)
 

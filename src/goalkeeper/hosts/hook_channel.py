@@ -1,7 +1,7 @@
 """The hook channel's ground: where its socket lives and the secret that proves both ends.
 
-Imported by the lean hook client on every event, so it imports only ``posix`` (and, to hash,
-the ``_sha256`` C module) like ``hook_client``; see there for the protocol.
+Imported by the lean hook client on every event, so it imports only ``posix`` (and the built-in
+``_operator``) like ``hook_client``; see there for the protocol.
 
 The agent goalkeeper supervises has a shell that runs as the same user, and a host's sandbox lets
 that shell write only the project and a temp folder. So:
@@ -12,11 +12,17 @@ that shell write only the project and a temp folder. So:
   (``store.locations.state_home``, which ``install claude --sandbox`` denies to the agent's
   shell); ``$GOALKEEPER_RUNTIME_DIR`` overrides both (the user's explicit choice).
 - **The secret** (32 random bytes, ``hook.key`` in the state home) is read by the hook the host
-  starts and by the engine, never by a sandboxed agent. A client proves it with
-  sha256(secret, "client", nonce, deadline, request); the engine proves it back with
-  sha256(secret, "server", nonce) before it takes the event and seals the answer with
-  sha256(secret, "answer", nonce, answer). Nothing that travels on the socket gives the secret
-  away, so a stand-in listener learns nothing it could replay elsewhere.
+  starts and by the engine, never by a sandboxed agent. A client shows its first half; the
+  engine's ``OK`` shows the second half, which no client request carries, so a stand-in listener
+  that captured a request still cannot pass for the engine.
+
+Why halves and not a digest over a nonce (protocol GK3, before): every party that could capture
+a request or replay one has to be a listener in the runtime folder, and whoever can write there
+can read the secret itself: no sandbox (the agent's shell reads the state home anyway), or no
+confinement at all. A sandbox that denies the folder (``install claude --sandbox``) or leaves it
+outside every writable root (Codex's ``workspace-write``, whose shell the engine refuses by its
+confinement: ``agent_shell.sandboxed_process``) stops both. A digest bought nothing more, and
+loading the ``_sha256`` module cost every hook ~0.2 ms.
 """
 
 import sys
@@ -186,23 +192,6 @@ def ensure_secret(path: str) -> "bytes | tuple[str, int, int]":
     return read_secret(path) or (path, -1, 0)
 
 
-def digest(*parts: bytes) -> bytes:
-    """sha256 over ``parts`` (the C module, not ``hashlib``: OpenSSL costs more to load than
-    the whole client)."""
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
-    except ImportError:  # 3.12 renamed it
-        try:
-            from _sha2 import sha256  # type: ignore[import-not-found]
-        except ImportError:
-            from hashlib import sha256
-    h = sha256()
-    for part in parts:
-        h.update(part)
-    found: bytes = h.digest()
-    return found
-
-
 def same(a: bytes, b: bytes) -> bool:
     """Constant-time equality (``hmac.compare_digest`` is this function)."""
     from _operator import _compare_digest
@@ -210,16 +199,14 @@ def same(a: bytes, b: bytes) -> bool:
     return bool(_compare_digest(a, b))
 
 
-def client_proof(secret: bytes, nonce: bytes, until: bytes, body: bytes) -> bytes:
-    return digest(secret, b"\0client\0", nonce, b"\0", until, b"\0", body)
+def client_proof(secret: bytes) -> bytes:
+    """What a client shows: the secret's first half."""
+    return secret[: SECRET_BYTES // 2]
 
 
-def server_proof(secret: bytes, nonce: bytes) -> bytes:
-    return digest(secret, b"\0server\0", nonce)
-
-
-def answer_seal(secret: bytes, nonce: bytes, answer: bytes) -> bytes:
-    return digest(secret, b"\0answer\0", nonce, b"\0", answer)
+def server_proof(secret: bytes) -> bytes:
+    """What the engine shows back: the half no request carries."""
+    return secret[SECRET_BYTES // 2 :]
 
 
 def socket_address(path: str) -> "tuple[str, int]":

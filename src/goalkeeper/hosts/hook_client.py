@@ -20,13 +20,13 @@ so the transport is private, exact and proven at both ends (``hook_channel``):
 - **Peer credentials.** After ``connect`` and before sending a byte, the client checks that the
   server runs as this user (``SO_PEERCRED`` on Linux, ``LOCAL_PEERCRED`` on macOS); the server
   checks every client the same way. Where the platform cannot tell, the server path is off.
-- **A shared secret proves both ends.** The request carries a fresh nonce, a deadline and a
-  digest of the secret (in goalkeeper's state home, which a sandbox denies to the agent's shell)
-  with all of it: the engine answers no client that cannot prove it, so a forged event sent by
-  the agent changes nothing. The engine's ``OK`` carries its own proof for that nonce and its
-  answer a seal: a stand-in listener that answers ``{}`` (goalkeeper switched off) cannot prove
-  it and is treated as "not taken" (the event is answered in-process). No secret yet (the engine
-  creates it): in-process, and an engine is started.
+- **A shared secret proves both ends.** The request carries the secret's first half (the
+  secret is in goalkeeper's state home, which a sandbox denies to the agent's shell): the engine
+  answers no client that cannot show it, so a forged event sent by the agent changes nothing.
+  The engine's ``OK`` shows the second half: a stand-in listener that answers ``{}``
+  (goalkeeper switched off) cannot, and is treated as "not taken" (the event is answered
+  in-process). ``hook_channel`` says why halves are enough. No secret yet (the engine creates
+  it): in-process, and an engine is started.
 - **Bounded waits.** ``OK`` must come within ``OK_WAIT_S``: a listener that never answers costs a
   hook at most that, then the event is answered in-process. The engine sends no ``OK`` after the
   request's deadline, so a late ``OK`` never makes an event run twice.
@@ -35,13 +35,14 @@ so the transport is private, exact and proven at both ends (``hook_channel``):
 - **Exactly once.** The server answers ``OK`` as soon as it takes a request, before the engine
   runs, then the answer with its length. Nothing before a proven ``OK`` (refused, stale,
   switched off, unproven, or silence) means not taken, and the event is handled in-process.
-  Anything after ``OK`` that is not a complete sealed answer means taken and lost: the agent is
+  Anything after ``OK`` that is not a complete answer means taken and lost: the agent is
   let go (fail open) and the event is never run a second time.
 
-Request: ``GK3 <nonce hex> <deadline> <proof hex>`` / ``host<TAB>…`` / ``cwd<TAB>…`` /
+Request: ``GK4 <nonce hex> <deadline> <client half hex>`` / ``host<TAB>…`` / ``cwd<TAB>…`` /
 ``env<TAB>NAME=value``… / empty line / the raw payload; the client then shuts its side down.
-Reply: ``STALE``, ``OFF`` or ``ERR <what>`` (not taken), or ``OK <proof hex>`` / the answer's
-length and seal / the answer; each line ends with LF.
+The nonce and the deadline serve exactly-once (no ``OK`` after the deadline, none for a nonce
+seen before), not proof. Reply: ``STALE``, ``OFF`` or ``ERR <what>`` (not taken), or
+``OK <server half hex>`` / the answer's length / the answer; each line ends with LF.
 """
 
 import sys
@@ -55,7 +56,6 @@ else:
     import posix as _os
 
 from goalkeeper.hosts.hook_channel import (  # as lean as this module
-    answer_seal,
     client_proof,
     join,
     read_secret,
@@ -71,7 +71,7 @@ if TYPE_CHECKING:  # importing typing would cost more than this whole client
     from collections.abc import Mapping
     from typing import BinaryIO, NoReturn
 
-PROTOCOL = b"GK3"
+PROTOCOL = b"GK4"
 HOSTS = {
     "claude": "goalkeeper.hosts.claude_code",
     "codex": "goalkeeper.hosts.codex",
@@ -200,7 +200,7 @@ def open_request(data: bytes, secret: bytes) -> tuple[bytes, float, bytes]:
     if not sep or len(fields) != 4 or fields[0] != PROTOCOL:
         raise ValueError("not a goalkeeper hook request")
     nonce, proof = bytes.fromhex(fields[1].decode("ascii")), bytes.fromhex(fields[3].decode())
-    if len(nonce) < 16 or not same(proof, client_proof(secret, nonce, fields[2], body)):
+    if len(nonce) < 16 or not same(proof, client_proof(secret)):
         raise ValueError("the request does not prove goalkeeper's secret")
     return nonce, float(fields[2]), body
 
@@ -223,14 +223,14 @@ def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
     return host, cwd, env, payload
 
 
-def frame_answer(secret: bytes, nonce: bytes, answer: bytes) -> bytes:
-    """What follows ``OK``: the answer's length and seal, then the answer."""
-    return b"%d %s\n" % (len(answer), answer_seal(secret, nonce, answer).hex().encode()) + answer
+def frame_answer(answer: bytes) -> bytes:
+    """What follows ``OK``: the answer's length, then the answer."""
+    return b"%d\n" % len(answer) + answer
 
 
-def ok_line(secret: bytes, nonce: bytes) -> bytes:
-    """The engine's ``OK``, proving the secret for this request's nonce."""
-    return b"OK %s\n" % server_proof(secret, nonce).hex().encode()
+def ok_line(secret: bytes) -> bytes:
+    """The engine's ``OK``, showing the half of the secret no request carries."""
+    return b"OK %s\n" % server_proof(secret).hex().encode()
 
 
 def run_client(
@@ -346,9 +346,9 @@ def exit_process(code: int) -> "NoReturn":
 
 def seal_request(secret: bytes, body: bytes, nonce: bytes, until: float) -> bytes:
     """``body`` (``encode_request``) under its first line: the protocol, the nonce, the
-    deadline for ``OK`` (seconds since the epoch) and the proof of the secret over all three."""
+    deadline for ``OK`` (seconds since the epoch) and the secret's client half."""
     deadline = b"%.3f" % until
-    proof = client_proof(secret, nonce, deadline, body)
+    proof = client_proof(secret)
     return (
         b"%s %s %s %s\n" % (PROTOCOL, nonce.hex().encode(), deadline, proof.hex().encode()) + body
     )
@@ -362,7 +362,7 @@ def ask_server(
     caller handles it in-process.
 
     A request the server took (a proven ``OK``) is never retried in-process, since the event
-    may already be applied: an incomplete or unsealed answer lets the agent go and says why.
+    may already be applied: an incomplete answer lets the agent go and says why.
     Raises ``ForeignServer``, having sent nothing, when the listener runs as another user."""
     import _socket
     import time
@@ -401,7 +401,7 @@ def ask_server(
                     break
                 head += chunk
             chunks.append(head)
-            if decode_head(head, secret, nonce):
+            if decode_head(head, secret):
                 sock.settimeout(timeout)
                 while True:
                     chunk = sock.recv(65536)
@@ -414,11 +414,11 @@ def ask_server(
         sock.close()
         if folder >= 0:
             _os.close(folder)
-    return decode_reply(b"".join(chunks), secret, nonce)
+    return decode_reply(b"".join(chunks), secret)
 
 
-def decode_head(data: bytes, secret: bytes, nonce: bytes) -> bool:
-    """Whether ``data`` starts with an ``OK`` line that proves the secret for ``nonce``."""
+def decode_head(data: bytes, secret: bytes) -> bool:
+    """Whether ``data`` starts with an ``OK`` line that shows the engine's half of the secret."""
     line, sep, _ = data.partition(b"\n")
     if not sep or not line.startswith(b"OK "):
         return False
@@ -426,25 +426,19 @@ def decode_head(data: bytes, secret: bytes, nonce: bytes) -> bool:
         proof = bytes.fromhex(line[3:].decode("ascii"))
     except ValueError:
         return False
-    return same(proof, server_proof(secret, nonce))
+    return same(proof, server_proof(secret))
 
 
-def decode_reply(data: bytes, secret: bytes, nonce: bytes) -> "bytes | None":
+def decode_reply(data: bytes, secret: bytes) -> "bytes | None":
     """The answer in a server's reply; None when the request was not taken (nothing, a refusal,
-    or an ``OK`` that does not prove the secret: not the engine); the fail-open answer when it
-    was taken and the answer is missing, incomplete or not sealed."""
-    if not decode_head(data, secret, nonce):
+    or an ``OK`` that does not show the engine's half: not the engine); the fail-open answer
+    when it was taken and the answer is missing or incomplete."""
+    if not decode_head(data, secret):
         return None
     rest = data.partition(b"\n")[2]
-    frame, sep, answer = rest.partition(b"\n")
-    size, _, seal = frame.partition(b" ")
+    size, sep, answer = rest.partition(b"\n")
     if sep and size.isdigit() and len(answer) == int(size):
-        try:
-            sealed = same(bytes.fromhex(seal.decode("ascii")), answer_seal(secret, nonce, answer))
-        except ValueError:
-            sealed = False
-        if sealed:
-            return answer
+        return answer
     return _no_answer()
 
 

@@ -8,9 +8,10 @@ makes a hook cost little more than Python's start-up. Safety (the protocol is de
   tell who connects (peer credentials); its files there are opened without following a symlink,
   with mode 0600, and its socket is created 0600;
 - a connection from a process of another user is closed without reading a byte;
-- a request that does not prove goalkeeper's secret (``hook_channel``), or comes after its
-  deadline, or repeats a nonce, is refused before anything is done; ``OK`` proves the secret
-  back and the answer is sealed, so a client can tell this engine from a stand-in;
+- a request that does not show goalkeeper's secret (``hook_channel``), or comes from a process
+  in a host's sandbox (``agent_shell.sandboxed_process``), or after its deadline, or repeats a
+  nonce, is refused before anything is done; ``OK`` shows the other half of the secret back, so
+  a client can tell this engine from a stand-in;
 - when something else takes its socket's place (a stand-in listener), it binds its own again
   within ``listener``'s accept timeout (0.5 s);
 - an exclusive ``flock`` makes sure only one server per socket runs;
@@ -203,9 +204,9 @@ class HookServer:
         try:
             request = self._take(conn)
             if request is not None:
-                (host, cwd, env, payload), secret, nonce = request
+                host, cwd, env, payload = request
                 answer = answer_in_process(host, payload, env, cwd)
-                conn.sendall(frame_answer(secret, nonce, answer))
+                conn.sendall(frame_answer(answer))
         except OSError:
             pass  # the client is gone; having had OK, it let the agent go without a retry
         finally:
@@ -219,10 +220,8 @@ class HookServer:
         if self.watcher.changed():
             self.stopping.set()
 
-    def _take(
-        self, conn: socket.socket
-    ) -> tuple[tuple[str, str, dict[str, str], bytes], bytes, bytes] | None:
-        """The request with the secret and its nonce, once ``OK`` told the client it is taken
+    def _take(self, conn: socket.socket) -> tuple[str, str, dict[str, str], bytes] | None:
+        """The request, once ``OK`` told the client it is taken
         (raises ``OSError`` when the client is gone by then); None when it is not taken: the
         client handles it itself, or it was no client of goalkeeper's and nothing happens."""
         try:
@@ -248,8 +247,8 @@ class HookServer:
             except OSError:
                 pass
             return None
-        conn.sendall(ok_line(secret, nonce))
-        return request, secret, nonce
+        conn.sendall(ok_line(secret))
+        return request
 
     def _fresh(self, nonce: bytes, until: float) -> bool:
         """Whether a request may still be taken: its deadline for ``OK`` has not passed (the

@@ -15,8 +15,9 @@ project's folder. One function each; nothing else in goalkeeper builds these pat
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 STATE_HOME_VAR = "GOALKEEPER_STATE_HOME"
 PROJECTS = "projects"
@@ -57,16 +58,21 @@ def _sha256_hex(data: bytes) -> str:
     every hook process names its project's folder, and ``hashlib`` loads OpenSSL (about 2 ms
     of a cold session start, measured with ``-X importtime``) where ``_sha2`` (Python 3.12+)
     or ``_sha256`` (3.11) takes about 0.2 ms. The digest is the same; ``hashlib`` is the
-    fallback for a build without them."""
-    from importlib import import_module
+    fallback for a build without them. The module found is kept: the warm engine names the
+    folder on every request, and a failed import is not cached by Python."""
+    if not _SHA256:
+        from importlib import import_module
 
-    for name in ("_sha2", "_sha256", "hashlib"):
-        try:
-            module = import_module(name)
-        except ImportError:
-            continue
-        return str(module.sha256(data).hexdigest())
-    raise ImportError("no SHA-256 implementation")  # hashlib always has one
+        for name in ("_sha2", "_sha256", "hashlib"):
+            try:
+                _SHA256.append(import_module(name).sha256)
+                break
+            except ImportError:
+                continue
+    return str(_SHA256[0](data).hexdigest())  # hashlib always has one
+
+
+_SHA256: list[Callable[[bytes], Any]] = []
 
 
 def project_state_dir(project: Path, env: Mapping[str, str] | None = None) -> Path:
