@@ -135,3 +135,94 @@ def test_the_sandboxed_shell_cannot_write_goalkeepers_state_home(codex_case: Any
     assert case.status()["recent"], proc.stderr[-2000:]
     # Control: the user, outside any sandbox, writes there.
     (state / "forged.txt").write_text("mine", "utf-8")
+
+
+FORGER = """import os, socket, sys, time
+sys.path[:0] = {paths!r}
+from goalkeeper.hosts.hook_channel import read_secret, secret_path, socket_address
+from goalkeeper.hosts.hook_client import encode_request, seal_request, socket_path
+print("marker", os.environ.get("CODEX_SANDBOX_NETWORK_DISABLED"))
+secret = read_secret(secret_path(os.environ))
+print("secret", isinstance(secret, bytes))
+path = socket_path({prefix!r}, {repo!r})
+for _ in range(100):  # the engine the hooks started may still be starting
+    if os.path.exists(path):
+        break
+    time.sleep(0.1)
+body = encode_request("codex", {repo!r}, {{}}, {payload!r})
+try:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(20)
+        conn.connect(socket_address(path)[0])
+        conn.sendall(seal_request(secret, body, os.urandom(16), time.time() + 20))
+        conn.shutdown(socket.SHUT_WR)
+        got = b"".join(iter(lambda: conn.recv(65536), b""))
+    print("reply", repr(got[:3]))
+except OSError as exc:
+    print("reply", repr(exc))
+"""
+
+
+def test_with_network_access_the_sandboxed_shell_still_cannot_speak_to_the_engine(
+    codex_case: Any,
+) -> None:
+    """``network_access = true``: Codex sets no marker on its shell's commands, and the shell
+    reads goalkeeper's secret and opens unix sockets. A script there that proves the secret to
+    the warm engine the hooks started is closed unread (its confinement differs from the
+    engine's: ``agent_shell.confined_apart``), so its forged session never appears; the same
+    request from outside the sandbox, as a hook sends it, is taken."""
+    from goalkeeper.hosts.hook_channel import read_secret, secret_path, socket_address
+    from goalkeeper.hosts.hook_client import encode_request, seal_request, socket_path
+    from goalkeeper.store.db import Store
+    from goalkeeper.store.sessions import get_session
+
+    case = codex_case
+    case.install()
+    config = case.codex_home / "config.toml"
+    config.write_text(config.read_text("utf-8") + TOML + "network_access = true\n", "utf-8")
+    repo = str(case.repo)
+    forged = json.dumps(
+        {"session_id": "forged", "cwd": repo, "hook_event_name": "SessionStart",
+         "source": "startup", "model": "gpt-5.5", "permission_mode": "default"}
+    ).encode()  # fmt: skip
+    paths = [p for p in sys.path if p]
+    script = FORGER.format(paths=paths, prefix=sys.prefix, repo=repo, payload=forged)
+    (case.repo / "forge.py").write_text(script, "utf-8")
+    command = f"{sys.executable} forge.py 2>&1; echo {DONE}"
+    rules = [
+        {"name": "end", "when": {"tool_output": DONE}, "reply": text("Done.")},
+        {"name": "try", "reply": shell(command)},
+    ]
+    proc, requests = run_sandboxed(case, rules)
+    seen = "\n".join(last_tool_output(r.get("input", [])) or "" for r in requests)
+    if "secret" not in seen and any(w in seen + proc.stderr for w in ("bwrap", "andbox")):
+        pytest.skip(f"Codex's workspace-write sandbox cannot start here: {seen[-1500:]}")
+    assert "marker None" in seen and "secret True" in seen, (seen, proc.stderr[-2000:])
+    # Closed unread: nothing, or a reset (the engine closed with the request unread); no OK.
+    assert "reply b''" in seen or "reply ConnectionResetError" in seen, seen
+
+    def has_forged_session() -> bool:
+        store = Store(case.repo)
+        try:
+            return store.exists() and get_session(store.connection(), "forged") is not None
+        finally:
+            store.close()
+
+    assert not has_forged_session()
+    # Control: the same request from outside the sandbox (as Codex's hooks run) is taken.
+    env = case.base_env()
+    secret = read_secret(secret_path(env))
+    assert isinstance(secret, bytes)
+    path = socket_path(sys.prefix, repo)
+    body = encode_request("codex", repo, {}, forged)
+    import socket as _socket
+    import time as _time
+
+    with _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(socket_address(path)[0])
+        conn.sendall(seal_request(secret, body, os.urandom(16), _time.time() + 30))
+        conn.shutdown(_socket.SHUT_WR)
+        got = b"".join(iter(lambda: conn.recv(65536), b""))
+    assert got.startswith(b"OK "), got[:200]
+    assert has_forged_session()
