@@ -113,3 +113,37 @@ def test_an_honest_fix_with_the_projects_runner_is_proven(
     answer = _settle(sup)
     assert [a.split(":")[0] for a in answer] == ["Close"], answer
     assert "proven" in answer[0]
+
+
+def test_a_fifo_planted_as_the_runner_holds_and_does_not_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bad input: the pinned runner replaced by a FIFO. The Stop answers (no read blocks) and
+    the goal is not proven."""
+    sup = _sup(tmp_path, monkeypatch)
+    _write(tmp_path / ".venv" / "bin" / "pytest", REAL)
+    _goal(sup, "pytest")
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n", "utf-8")
+    (tmp_path / ".venv" / "bin" / "pytest").unlink()
+    os.mkfifo(tmp_path / ".venv" / "bin" / "pytest")
+    answer = _settle(sup)
+    assert answer and not answer[0].startswith("Close"), answer
+
+
+def test_the_venvs_python_linked_to_the_system_is_not_pinned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.venv/bin/python` links to an interpreter outside the project, which the agent cannot
+    write: not pinned (no multi-megabyte read per Stop). Re-pointed at a script in the
+    project, it is a runner inside the project."""
+    from goalkeeper.store.runner_pins import inside_programs
+
+    _sup(tmp_path, monkeypatch)
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    assert inside_programs(tmp_path, ["python", "./.venv/bin/python"]) == []
+    _write(tmp_path / "fake.sh", SHIM)
+    python.unlink()
+    python.symlink_to(tmp_path / "fake.sh")
+    assert inside_programs(tmp_path, ["python"]) == [".venv/bin/python"]

@@ -52,57 +52,67 @@ def inside_programs(project: Path, names: Iterable[str]) -> list[str]:
     found: list[str] = []
     for name in names:
         path = _resolve(name, top)
-        if path is None:
-            continue
-        rel = os.path.relpath(path, top)
-        if not rel.startswith(".." + os.sep) and rel != ".." and not os.path.isabs(rel):
-            found.append(rel.replace(os.sep, "/"))
+        if path is not None and _inside(top, path) and _inside(top, os.path.realpath(path)):
+            found.append(os.path.relpath(path, top).replace(os.sep, "/"))
     return sorted(set(found))
 
 
+def _inside(top: str, path: str) -> bool:
+    """Whether ``path`` is in the folder ``top``: a program must be there and run from there
+    (``.venv/bin/python`` links to the system's interpreter, which the agent cannot write;
+    re-pointed at a script in the project, it counts as a new runner)."""
+    rel = os.path.relpath(path, top)
+    return rel != ".." and not rel.startswith(".." + os.sep) and not os.path.isabs(rel)
+
+
 def _resolve(name: str, top: str) -> str | None:
+    """Where ``name`` is found, its folder's symlinks resolved (the project's path may have
+    some), the program's own left: ``node_modules/.bin/jest`` stays that, not its target."""
     if "/" in name:
-        candidate = os.path.normpath(os.path.join(top, name))
-        return candidate if os.path.isfile(candidate) else None
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        base = folder if os.path.isabs(folder) else os.path.join(top, folder or ".")
-        candidate = os.path.join(base, name)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.normpath(candidate)
-    return None
+        candidate = os.path.join(top, name)
+        found = os.path.isfile(candidate)
+    else:
+        found = False
+        for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+            base = folder if os.path.isabs(folder) else os.path.join(top, folder or ".")
+            candidate = os.path.join(base, name)
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                found = True
+                break
+    if not found:
+        return None
+    head, tail = os.path.split(os.path.normpath(candidate))
+    return os.path.join(os.path.realpath(head), tail)
 
 
 def pinned_candidates(project: Path, commands: Sequence[str] | None) -> list[str]:
     """What to pin: the commands' programs found inside the project, and the known runners in
     the project's runner folders (for a session, whose commands are not known yet)."""
-    found = set(inside_programs(project, program_names(commands or ())))
-    for folder in RUNNER_DIRS:
-        for name in KNOWN_RUNNERS:
-            if os.path.isfile(project / folder / name):
-                found.add(f"{folder}/{name}")
-    for name in ROOT_SCRIPTS:
-        if os.path.isfile(project / name):
-            found.add(name)
+    known = [f"./{folder}/{name}" for folder in RUNNER_DIRS for name in KNOWN_RUNNERS]
+    known += [f"./{name}" for name in ROOT_SCRIPTS]
+    found = set(inside_programs(project, [*program_names(commands or ()), *known]))
     return sorted(found)
 
 
 def read_program(project: Path, rel: str) -> bytes | None:
     """The content ``rel`` runs (a symlink followed: ``node_modules/.bin/jest`` is one), or
     None when it is gone, not a regular file or too large."""
+    import stat
+
+    try:  # non-blocking: a FIFO planted as the runner must not hang the Stop
+        fd = os.open(project / rel, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
     try:
-        with open(project / rel, "rb") as handle:
-            if not _regular(handle.fileno()):
-                return None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(MAX_PROGRAM_BYTES + 1)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     return None if len(data) > MAX_PROGRAM_BYTES else data
-
-
-def _regular(fd: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 def pin(project: Path, commands: Sequence[str] | None) -> dict[str, bytes]:
