@@ -30,13 +30,24 @@ from goalkeeper.core.proof.protected import (
         "web/vitest.config.ts",
         "Makefile",
         "cmd/run_test.go",
+        "tests/data/cases.json",
+        "test/fixtures/page.html",
+        "web/src/__snapshots__/a.test.ts.snap",
+        "web/src/render.snap",
+        "pkg/parse/testdata/input.txt",
+        "lib/fixtures/user.yaml",
+        "cli/golden/help.txt",
+        "out.golden",
     ],
 )
 def test_test_files_and_test_configuration_are_protected(path: str) -> None:
     assert is_protected(path)
 
 
-@pytest.mark.parametrize("path", ["calc.py", "src/app.ts", "README.md", "docs/testing.md"])
+@pytest.mark.parametrize(
+    "path",
+    ["calc.py", "src/app.ts", "README.md", "docs/testing.md", "data/cases.json", "src/latest.py"],
+)
 def test_code_and_documents_are_not(path: str) -> None:
     assert not is_protected(path)
 

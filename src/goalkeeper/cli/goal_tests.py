@@ -37,7 +37,7 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
     from goalkeeper.store.db import Store
     from goalkeeper.store.goalfile import load_goal
     from goalkeeper.store.test_baseline import (
-        current_digests,
+        current_state,
         load_baseline,
         session_keys,
         take_baseline,
@@ -54,7 +54,11 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
             baseline = load_baseline(conn, keys[0]) if keys else None
         if not keys:
             raise fail("no approved goal here and no session's tests kept: nothing to accept", 1)
-        changes = changed_tests(baseline.digests, current_digests(app.project)) if baseline else ()
+        changes = (
+            changed_tests(baseline.digests, current_state(app.project, baseline))
+            if baseline
+            else ()
+        )
         if baseline is not None and not changes:
             if as_json:
                 echo_json({"accepted": False, "changes": []})
@@ -70,7 +74,10 @@ def accept_tests_command(app: App, yes: bool, as_json: bool) -> int:
         with store.transaction() as conn:
             for key in keys:
                 goal = promise is not None and key == promise.goal_id
-                kept = take_baseline(conn, key, app.project, time.time(), backup=goal)
+                verify = doc.goal.verify if goal and doc is not None and doc.goal else None
+                kept = take_baseline(
+                    conn, key, app.project, time.time(), backup=goal, commands=verify
+                )
     finally:
         store.close()
     if as_json:
@@ -91,7 +98,8 @@ def _diff(app: App, baseline: object, changes: tuple[object, ...]) -> str:
         path = str(getattr(change, "path", ""))
         before = contents.get(path, b"").decode("utf-8", "replace").splitlines()
         try:
-            now = read_capped(app.project / path, 1_000_000, within=app.project)
+            on_disk = app.project / path.removeprefix("runner:")
+            now = read_capped(on_disk, 1_000_000, within=app.project)
             after = now.decode("utf-8", "replace").splitlines()
         except UnsafeFile:
             after = []

@@ -115,7 +115,7 @@ def approve_goal(
         if load_baseline(conn, goal_id) is None:  # the state was lost (or predates baselines)
             restored = restore_baseline(conn, goal_id, project, now)
             if restored is None:
-                kept = take_baseline(conn, goal_id, project, now, backup=True)
+                kept = take_baseline(conn, goal_id, project, now, backup=True, commands=goal.verify)
     said: list[Action] = [Notify(say("trust.goal.approved"))]
     if restored is not None:
         said.append(Notify(say("trust.goal.tests_restored", n=restored)))
@@ -183,7 +183,7 @@ def _set_goal(
     )
     path = create_goal(project, goal, replace=action.replace)
     with store.transaction() as conn:  # the tests as they are now are the ones to keep
-        take_baseline(conn, goal.goal_id or "", project, now, backup=True)
+        take_baseline(conn, goal.goal_id or "", project, now, backup=True, commands=verify)
     if action.trusted:  # the user set it: its promise is theirs, and replaces any other
         with store.transaction() as conn:
             save_promise(

@@ -33,6 +33,8 @@ LINKED = frozenset(
 """Top-level folders a test run reads but that are too big to copy: linked into the copy."""
 LEFT_OUT = frozenset({".git", ".goalkeeper", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
 """Never copied: version control, goalkeeper's own state, caches the run rebuilds."""
+RUNNER_CHANGED = "runner changed"
+"""The replay's problem when a pinned runner changed (its path is among the changes)."""
 MAX_COPY_FILES = 50_000
 MAX_COPY_BYTES = 1024 * 1024 * 1024
 
@@ -57,7 +59,7 @@ def check_protected(
     def run(tree: Path) -> tuple[VerifyRun, ...]:
         return run_verification(commands, tree, runner, timeout_s, sandbox=sandbox)
 
-    return _replay(project, baseline, named_test_files(commands), run)
+    return _replay(project, baseline, commands, run)
 
 
 def replay_argv(
@@ -80,24 +82,29 @@ def replay_argv(
     def run(tree: Path) -> tuple[VerifyRun, ...]:
         return (run_argv(label, argv, tree, runner, timeout_s, sandbox),)
 
-    return _replay(project, baseline, named_test_files([label]), run)
+    return _replay(project, baseline, [label], run)
 
 
 def _replay(
     project: Path,
     baseline: Baseline | None,
-    keep: frozenset[str],
+    commands: Sequence[str],
     run: Callable[[Path], tuple[VerifyRun, ...]],
 ) -> TestReplay | None:
     """Copy the work tree, restore the baseline's files over it, leave out the files added
-    since (but ``keep``), and ``run`` there."""
+    since (but those ``commands`` name), and ``run`` there. A changed runner (``runner_pins``)
+    is not replayed: the copy links ``.venv`` and ``node_modules``, so it would run there too."""
     if baseline is None:
         return None
-    from goalkeeper.store.test_baseline import current_digests
+    from goalkeeper.store.runner_pins import PIN_PREFIX
+    from goalkeeper.store.test_baseline import current_state
 
-    changes = changed_tests(baseline.digests, current_digests(project))
+    changes = changed_tests(baseline.digests, current_state(project, baseline, commands))
     if not changes:
         return TestReplay()
+    if any(change.path.startswith(PIN_PREFIX) for change in changes):
+        return TestReplay(changes, problem=RUNNER_CHANGED)
+    keep = named_test_files(commands)
     scratch = Path(tempfile.mkdtemp(prefix="goalkeeper-replay-"))
     try:
         tree = scratch / project.name

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from msgspec import Struct
@@ -90,6 +91,16 @@ def current_digests(project: Path) -> dict[str, str]:
     return out
 
 
+def current_state(
+    project: Path, baseline: Baseline, commands: Sequence[str] = ()
+) -> dict[str, str]:
+    """What to compare ``baseline.digests`` with: the protected files now, and the runners
+    pinned with them (``runner_pins``) or that ``commands`` now resolve to in the project."""
+    from goalkeeper.store.runner_pins import current_pins
+
+    return current_digests(project) | current_pins(project, baseline.digests, commands)
+
+
 def save_baseline(conn: sqlite3.Connection, goal_id: str, contents: dict[str, bytes]) -> None:
     """Keep ``contents`` as the protected tests of ``goal_id`` (replacing what was kept)."""
     conn.execute("DELETE FROM test_baselines WHERE goal_id = ?", (goal_id,))
@@ -125,11 +136,21 @@ def mark_baseline(conn: sqlite3.Connection, goal_id: str, now: float) -> None:
 
 
 def take_baseline(
-    conn: sqlite3.Connection, goal_id: str, project: Path, now: float, *, backup: bool = False
+    conn: sqlite3.Connection,
+    goal_id: str,
+    project: Path,
+    now: float,
+    *,
+    backup: bool = False,
+    commands: Sequence[str] | None = None,
 ) -> int:
-    """Snapshot the project's protected files as ``goal_id``'s baseline; how many. ``backup``:
-    also keep a copy outside the state database (a goal's, for when that record is lost)."""
-    contents = snapshot(project)
+    """Snapshot the project's protected files as ``goal_id``'s baseline, with the runners
+    inside the project that ``commands`` (or the known runners) resolve to; how many.
+    ``backup``: also keep a copy outside the state database (a goal's, for when that record is
+    lost)."""
+    from goalkeeper.store.runner_pins import pin
+
+    contents = snapshot(project) | pin(project, commands)
     save_baseline(conn, goal_id, contents)
     mark_baseline(conn, goal_id, now)
     if backup:

@@ -67,6 +67,16 @@ CONFIG_PATTERNS = (
     "playwright.config.*",
     "*.pth",
 )
+TEST_DATA_DIRS = frozenset(
+    {"tests", "test", "__tests__", "testdata", "__snapshots__", "fixtures", "__fixtures__"}
+    | {"golden", "goldens", "snapshots"}
+)
+"""Folders whose every file is test material, by the runners' conventions: pytest's and Jest's
+test folders, Jest's ``__snapshots__`` (``jest -u`` rewrites them), Go's ``testdata/`` (the go
+tool ignores it as a package), fixtures and golden files. A test that reads its expected values
+from ``tests/data/cases.json`` is defeated by rewriting the JSON as surely as the test."""
+TEST_DATA_PATTERNS = ("*.snap", "*.golden", "*.approved.*", "*.received.*")
+"""Snapshot and golden files by name, wherever they are (Jest, insta, ApprovalTests)."""
 PACKAGE_KEYS = ("jest", "vitest", "mocha", "ava", "c8", "nyc")
 """``package.json`` keys that configure a test runner, besides its scripts."""
 
@@ -83,8 +93,18 @@ class TestChange(Struct, frozen=True):
 
 
 def is_protected(path: str) -> bool:
-    """Whether the project-relative POSIX ``path`` is a test file or test configuration."""
-    return is_test_config(path) or is_test_path(path, DEFAULT_TEST_GLOBS)
+    """Whether the project-relative POSIX ``path`` is a test file, test data or test
+    configuration."""
+    return is_test_config(path) or is_test_path(path, DEFAULT_TEST_GLOBS) or is_test_data(path)
+
+
+def is_test_data(path: str) -> bool:
+    """Whether ``path`` is test material that is not code (``TEST_DATA_DIRS``,
+    ``TEST_DATA_PATTERNS``): expected values, snapshots, golden files, fixtures."""
+    parts = path.split("/")
+    if any(part in TEST_DATA_DIRS for part in parts[:-1]):
+        return True
+    return any(fnmatch.fnmatch(parts[-1], p) for p in TEST_DATA_PATTERNS)
 
 
 def is_test_config(path: str) -> bool:
