@@ -113,3 +113,14 @@ def test_a_run_closed_on_an_unaccepted_claim_is_awaiting_not_done() -> None:
     assert outcome.outcome == "awaiting" and outcome.exit_code == 4
     assert "#1 deploy" in outcome.reason and "goalkeeper todo accept" in outcome.reason
     assert decide(_closed(), "none", AgentExit()).exit_code == 0  # nothing awaits: proven
+
+
+def test_run_reads_the_sessions_claims_still_awaiting(tmp_path: Path) -> None:
+    """What `goalkeeper run` passes to ``decide``: the run's sessions' unaccepted claims."""
+    from goalkeeper.cli.run_cmd import _awaiting
+
+    todo(tmp_path, {"action": "create", "subject": "deploy"})
+    todo(tmp_path, complete(1, "effect", []))
+    assert _awaiting(tmp_path, _closed()) == ["#1 deploy"]
+    other = [JournalEntry(1, "another", 1.0, "event", {"type": "Settled"})]
+    assert _awaiting(tmp_path, other) == []  # another session's claim is not this run's
