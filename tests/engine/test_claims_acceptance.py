@@ -124,3 +124,10 @@ def test_run_reads_the_sessions_claims_still_awaiting(tmp_path: Path) -> None:
     assert _awaiting(tmp_path, _closed()) == ["#1 deploy"]
     other = [JournalEntry(1, "another", 1.0, "event", {"type": "Settled"})]
     assert _awaiting(tmp_path, other) == []  # another session's claim is not this run's
+
+
+def test_a_claim_on_a_reopened_todo_no_longer_awaits(tmp_path: Path) -> None:
+    todo(tmp_path, {"action": "create", "subject": "deploy"})
+    todo(tmp_path, complete(1, "effect", []))
+    todo(tmp_path, {"action": "update", "id": 1, "status": "in_progress"})
+    assert waiting(tmp_path) == []

@@ -70,7 +70,16 @@ def session_claims(conn: sqlite3.Connection, session_id: str) -> tuple[Claim, ..
 
 
 def awaiting(conn: sqlite3.Connection, session_id: str) -> tuple[Claim, ...]:
-    return tuple(c for c in session_claims(conn, session_id) if c.accepted_at is None)
+    """The session's unaccepted claims on tasks still completed: one reopened or deleted
+    since claims nothing now (its next completion records again)."""
+    rows = conn.execute(
+        "SELECT c.session_id, c.task_id, c.subject, c.what, c.completed_at, c.accepted_at "
+        "FROM claims c JOIN todo_tasks t ON t.session_id = c.session_id AND t.id = c.task_id "
+        "WHERE c.session_id = ? AND c.accepted_at IS NULL AND t.status = 'completed' "
+        "ORDER BY c.task_id",
+        (session_id,),
+    ).fetchall()
+    return tuple(Claim(*row) for row in rows)
 
 
 def accept(conn: sqlite3.Connection, session_id: str, task_id: int, now: float) -> Claim | None:
