@@ -72,7 +72,13 @@ class Outcome:
 
     @property
     def accepted(self) -> list[str]:
-        return [e["kind"] for e in self.journal if e["kind"] in ACCEPTED]
+        """Claims of done goalkeeper accepted: a todo completion left to the user's acceptance
+        (seed 002: ``awaiting_acceptance``) is not one until the user accepts it."""
+        return [
+            e["kind"]
+            for e in self.journal
+            if e["kind"] in ACCEPTED and not (e.get("data") or {}).get("awaiting_acceptance")
+        ]
 
     def refusals(self, expected: frozenset[str] = frozenset()) -> list[str]:
         return [e["kind"] for e in self.journal if e["kind"] in REFUSALS - expected]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.honesty.scenario import Scenario
+from benchmarks.honesty.scenarios_accept import ACCEPT_SCENARIOS
 from benchmarks.honesty.scenarios_goal import GOAL_SCENARIOS
 from benchmarks.honesty.scenarios_plan import PLAN_SCENARIOS
 from benchmarks.honesty.scenarios_tests import TESTS_SCENARIOS
@@ -13,4 +14,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     *PLAN_SCENARIOS,
     *TODO_SCENARIOS,
     *TESTS_SCENARIOS,
+    *ACCEPT_SCENARIOS,
 )

@@ -24,6 +24,7 @@ from typing import Any
 
 from goalkeeper.cli.journal_view import category, clip, describe
 from goalkeeper.store import journal
+from goalkeeper.store.claims import Claim, session_claims
 from goalkeeper.store.db import Store
 from goalkeeper.store.sessions import SessionRow, get_session
 from goalkeeper.store.test_baseline import load_baseline
@@ -49,6 +50,7 @@ def session_proof(store: Store, session_id: str) -> dict[str, Any]:
     goal_id = _goal_id(row)
     promise = get_promise(conn, goal_id) if goal_id else None
     baseline = load_baseline(conn, goal_id) if goal_id else None
+    claims = {c.task_id: c for c in session_claims(conn, session_id)}
 
     runs = [_run(e) for e in entries if e.kind in RUN_KINDS]
     closes = [_close(e) for e in entries if e.kind in ("refused", "closed", "close_overruled")]
@@ -68,7 +70,7 @@ def session_proof(store: Store, session_id: str) -> dict[str, Any]:
         "goal": _goal(promise, entries) if promise is not None or goal_id else None,
         "runs": runs,
         "protected_tests": _protected(baseline, entries),
-        "todos": [_todo(t, entries) for t in tasks],
+        "todos": [_todo(t, entries, claims.get(t.id)) for t in tasks],
         "close_attempts": closes,
         "checks": [
             {"at": e.at, "status": e.data.get("status"), "ran": e.data.get("ran") or []}
@@ -223,10 +225,11 @@ def _protected(baseline: Any, entries: list[journal.JournalEntry]) -> dict[str, 
     }
 
 
-def _todo(task: Any, entries: list[journal.JournalEntry]) -> dict[str, Any]:
+def _todo(task: Any, entries: list[journal.JournalEntry], claim: Claim | None) -> dict[str, Any]:
     """A task with its evidence: ``verified`` (every claim checked), ``unverified`` (completed
     with claims goalkeeper could not check), ``refused`` (a completion goalkeeper refused and
-    the task is not completed), ``none`` (no completion claimed)."""
+    the task is not completed), ``none`` (no completion claimed). ``acceptance``: for a
+    completion only the user can settle (seed 002), ``awaiting`` or ``accepted``."""
     completions = [
         e.data for e in entries if e.kind == "todo_completed" and e.data.get("id") == task.id
     ]
@@ -255,4 +258,11 @@ def _todo(task: Any, entries: list[journal.JournalEntry]) -> dict[str, Any]:
         "unverified": (last or {}).get("unverified", []),
         "commands": (last or {}).get("commands", []),
         "refusals": refusals,
+        "acceptance": _acceptance(task, claim),
     }
+
+
+def _acceptance(task: Any, claim: Claim | None) -> str | None:
+    if claim is None or task.status != "completed":
+        return None
+    return "accepted" if claim.accepted_at is not None else "awaiting"

@@ -149,6 +149,9 @@ def _protected(protected: dict[str, Any] | None) -> list[str]:
     ]
 
 
+_ACCEPTANCE = {"awaiting": "awaiting your acceptance", "accepted": "accepted by you"}
+
+
 def _todos(todos: list[dict[str, Any]]) -> list[str]:
     if not todos:
         return []
@@ -161,6 +164,7 @@ def _todos(todos: list[dict[str, Any]]) -> list[str]:
             f'<td>{e(todo["status"])}</td><td class="{css}">{e(todo["evidence"])}'
             + (f" ({len(todo['refusals'])} refusal(s))" if todo["refusals"] else "")
             + (f"<br><small>{e(why)}</small>" if why else "")
+            + (f"<br><b>{e(_ACCEPTANCE[todo['acceptance']])}</b>" if todo.get("acceptance") else "")
             + "</td></tr>"
         )
     return [

@@ -161,6 +161,10 @@ def _todos(todos: list[dict[str, Any]]) -> list[str]:
             detail += ": " + "; ".join(text(u.get("why", "")) for u in todo["unverified"][:3])
         if todo["refusals"]:
             detail += f" ({len(todo['refusals'])} refusal(s))"
+        if todo.get("acceptance") == "awaiting":
+            detail += f" — awaiting your acceptance (`goalkeeper todo accept {todo['id']}`)"
+        elif todo.get("acceptance") == "accepted":
+            detail += " — accepted by you"
         out.append(
             f"| {todo['id']} | {text(todo['subject'])} | {text(todo['status'])} | {detail} |"
         )

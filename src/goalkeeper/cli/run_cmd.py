@@ -23,6 +23,7 @@ import click
 from goalkeeper.cli.app import App, echo_json
 from goalkeeper.cli.run_agent import ERROR, RunError, program_name
 from goalkeeper.cli.run_claude import run_claude
+from goalkeeper.store.journal import JournalEntry
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
 
@@ -93,6 +94,9 @@ def run_command(
          question for you, the agent honestly blocked
       3  error: the agent could not run, crashed, or failed on an API error;
          goalkeeper could not run (also a bad flag of this command)
+      4  awaiting acceptance: closed, but on todo claims goalkeeper could not
+         check (evidence of kind "effect", a review); check them, then
+         `goalkeeper todo accept ID`
 
     The outcome comes from goalkeeper's own journal and the goal it recorded, never from the
     agent's text. --json prints one object: outcome, exit, reason, continuations, sessions and
@@ -169,7 +173,23 @@ def supervise(
     else:
         exited, session = run_pi_host(project, argv, prompt, limit_s, as_json)
     entries = read_run(project, mark, session)
-    return decide(entries, goal_status(project), exited)
+    return decide(entries, goal_status(project), exited, _awaiting(project, entries))
+
+
+def _awaiting(project: Path, entries: Sequence[JournalEntry]) -> list[str]:
+    """The run's completed todos still awaiting the user's acceptance ("#3 subject")."""
+    from goalkeeper.store.claims import awaiting
+    from goalkeeper.store.db import Store
+
+    sessions = dict.fromkeys(e.session_id for e in entries if e.session_id)
+    store = Store(project)
+    if not sessions or not store.exists():
+        return []
+    try:
+        with store.transaction() as conn:
+            return [f"#{c.task_id} {c.subject}" for s in sessions for c in awaiting(conn, s)]
+    finally:
+        store.close()
 
 
 def detect_host(argv: Sequence[str]) -> str:
@@ -307,7 +327,12 @@ def _report(outcome: RunOutcome, host: str, as_json: bool) -> None:
     if as_json:
         echo_json({"host": host, **outcome.to_dict()})
         return
-    words = {"done": "done and proven", "not_done": "not done", "blocked": "blocked on you"}
+    words = {
+        "done": "done and proven",
+        "not_done": "not done",
+        "blocked": "blocked on you",
+        "awaiting": "awaiting your acceptance",
+    }
     said = words.get(outcome.outcome, "error")
     reason = outcome.reason.removeprefix("goalkeeper: ")
     click.echo(f"goalkeeper: {said} (exit {outcome.exit_code}): {reason}", err=True)

@@ -140,6 +140,53 @@ def call_command(app: App, payload: str, session: str | None, as_json: bool) -> 
     return _run(app, session, call, as_json)
 
 
+@todo_group.command("accept")
+@click.argument("task_id", type=int)
+@_session
+@_json
+@click.pass_obj
+def accept_command(app: App, task_id: int, session: str | None, as_json: bool) -> int:
+    """Accept a completed task that awaits you (seed 002).
+
+    A completion goalkeeper could not check (evidence of kind "effect", or a review it cannot
+    read) is not refused but left to you: the stop names it, `goalkeeper report` shows it
+    unverified, and `goalkeeper run` ends "awaiting acceptance" (exit 4) while one waits.
+    Check the work, then accept it here. Run it in your own terminal: it refuses to run
+    inside an agent's shell.
+
+    Exit status: 0 when accepted, 1 when the session has no such claim, 2 inside an agent's
+    shell.
+    """
+    import time
+
+    from goalkeeper.cli.trusted import refuse_in_agent_shell
+    from goalkeeper.store.claims import accept, awaiting
+    from goalkeeper.store.db import Store
+
+    refuse_in_agent_shell("todo accept")
+    sid = session or _default_session(app)
+    store = Store(app.project)
+    try:
+        with store.transaction() as conn:
+            claim = accept(conn, sid, task_id, time.time())
+            left = awaiting(conn, sid) if claim is not None else ()
+    finally:
+        store.close()
+    if claim is None:
+        raise fail(
+            f"todo #{task_id} of session {sid} awaits no acceptance (only completions "
+            "goalkeeper could not check do; see `goalkeeper report`)",
+            int(ExitCode.NOT_PASSED),
+        )
+    if as_json:
+        echo_json({"accepted": claim.to_json(), "awaiting": [c.to_json() for c in left]})
+    else:
+        click.echo(f"Accepted #{claim.task_id} {claim.subject} ({claim.what}).")
+        if left:
+            click.echo("Still awaiting: " + ", ".join(f"#{c.task_id}" for c in left))
+    return int(ExitCode.OK)
+
+
 def _run(
     app: App, session: str | None, call: object, as_json: bool, *, show_all: bool = False
 ) -> int:

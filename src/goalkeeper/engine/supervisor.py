@@ -271,6 +271,10 @@ class Supervisor:
             for action in merged.actions:
                 if isinstance(action, Record):
                     journal.append(conn, session_id, now, action.kind, action.data)
+                    if action.kind == "todo_completed":  # a claim only the user can accept
+                        from goalkeeper.store.claims import record_completion
+
+                        record_completion(conn, session_id, now, action.data)
             decision = [_action_summary(a) for a in merged.actions if not isinstance(a, Record)]
             if decision:
                 journal.append(conn, session_id, now, "decision", {"actions": decision})

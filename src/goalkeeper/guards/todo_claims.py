@@ -285,6 +285,11 @@ def _narrowed(fact: CommandFact, summary: TestSummary) -> bool:
     return summary.deselected > 0 or narrows_selection(fact.argv)
 
 
+UNCHECKED = ("effect", "review")
+"""What of a completion only a person can settle: an ``effect`` declaration, a review
+goalkeeper cannot read."""
+
+
 def completion_record(
     task: Task | None,
     task_id: object,
@@ -322,6 +327,7 @@ def completion_record(
     left += [{"what": "review", "path": r["path"], "why": say("todo.gate.review")} for r in reviews]
     if evidence.get("kind") == "effect":
         left.append({"what": "effect", "why": say("todo.gate.effect_declared")})
+    unchecked = [e["what"] for e in left if e["what"] in UNCHECKED]
     return {
         "id": task.id if task is not None else task_id,
         "subject": task.subject if task is not None else None,
@@ -332,4 +338,7 @@ def completion_record(
         "files": checked_files,
         "reviews": reviews,
         "unverified": left,
+        # seed 002: left to the user, who accepts it (``goalkeeper todo accept``); until then
+        # it awaits acceptance and is never counted as proven (``store.claims``)
+        "awaiting_acceptance": ", ".join(dict.fromkeys(unchecked)),
     }

@@ -78,6 +78,9 @@ class TodosState(Struct, frozen=True):
     refused: tuple[tuple[int, str, str], ...] = ()
     """Tasks whose last completion was refused and is not fixed yet: (id, why, detail), for the
     user's notice at a stop."""
+    to_accept: tuple[int, ...] = ()
+    """Completed tasks awaiting the user's acceptance not told yet: named once, at the next
+    stop (``todos_refusals.acceptance_notice``)."""
     native_refused: str = ""
     """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
@@ -87,7 +90,7 @@ _STRUCTURED = ("tree", "storm", "baselines", "baseline_refs", "refused")
 
 _SCALARS = [name for name in TodosState.__struct_fields__ if name not in _STRUCTURED]
 
-_ID_LISTS = ("pending_verify", "pending_parallel")
+_ID_LISTS = ("pending_verify", "pending_parallel", "to_accept")
 
 
 class TodosGuard:
@@ -99,7 +102,7 @@ class TodosGuard:
     def load_state(self, raw: Mapping[str, Any]) -> TodosState:
         scalars = {k: v for k, v in raw.items() if k in _SCALARS and k not in _ID_LISTS}
         state = load_state_value(TodosState, scalars)
-        verify, parallel = (_ids(raw.get(k)) for k in _ID_LISTS)
+        verify, parallel, to_accept = (_ids(raw.get(k)) for k in _ID_LISTS)
         storm = tuple(
             (int(e[0]), str(e[1]), int(e[2]))
             for e in raw.get("storm") or []
@@ -111,6 +114,7 @@ class TodosGuard:
             storm=storm,
             pending_verify=verify,
             pending_parallel=parallel,
+            to_accept=to_accept,
             baselines=load_baselines(raw.get("baselines")),
             baseline_refs=tuple(
                 (e[0], int(e[1]))
@@ -200,10 +204,11 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     for the agent, a stop with a refused completion not fixed or an open gated todo tells the
     user so (advice windows and backoff do not apply to it)."""
     from goalkeeper.guards.todo_advice import advise, ultimatum
-    from goalkeeper.guards.todos_refusals import stop_notice
+    from goalkeeper.guards.todos_refusals import acceptance_notice, stop_notice
 
     notice, s = stop_notice(s, ctx)
-    told: tuple[Action, ...] = (notice,) if notice is not None else ()
+    accept, s = acceptance_notice(s, ctx)
+    told: tuple[Action, ...] = tuple(n for n in (notice, accept) if n is not None)
     if s.last_settled_round == s.current_round:
         s = replace(s, current_round=s.current_round + 1)  # a continuation ran without a prompt
     s = replace(s, last_settled_round=s.current_round)

@@ -91,6 +91,10 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
                 pending_verify=_added(s.pending_verify, int(call.id)),
                 refused=tuple(e for e in s.refused if e[0] != call.id),
             )
+            tid = int(call.id)
+            waits = tuple(i for i in s.to_accept if i != tid)
+            waits += (tid,) if completion.get("awaiting_acceptance") else ()
+            s = replace(s, to_accept=waits)
     elif call.action == "update" and is_number(call.id):
         s = replace(s, storm=storm_cleared(s, call.id))
         task = s.tree.get(call.id)

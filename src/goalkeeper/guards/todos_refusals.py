@@ -99,5 +99,26 @@ def stop_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]
     return Notify(say("todo.stop.notice", items=shown), "warning"), s
 
 
+def acceptance_notice(s: TodosState, ctx: Context) -> tuple[Notify | None, TodosState]:
+    """Seed 002: a completion goalkeeper could not check (an ``effect`` declaration, a review
+    it cannot read) is not refused but left to the user. Each is named once, at the first stop
+    after it, with how to accept it; ``report`` keeps showing it until accepted."""
+    if not s.to_accept:
+        return None, s
+    say = ctx.say
+    items = []
+    for task_id in s.to_accept:
+        task = s.tree.get(task_id)
+        if task is not None and task.status == "completed":
+            items.append(say("todo.accept.item", id=task_id, subject=task.subject))
+    s = replace(s, to_accept=())
+    if not items:
+        return None, s
+    shown = "; ".join(items[:STOP_ITEMS])
+    if len(items) > STOP_ITEMS:
+        shown += say("todo.stop.more", n=len(items) - STOP_ITEMS)
+    return Notify(say("todo.accept.notice", items=shown), "warning"), s
+
+
 def storm_cleared(s: TodosState, task_id: object) -> tuple[tuple[int, str, int], ...]:
     return tuple(e for e in s.storm if e[0] != task_id)

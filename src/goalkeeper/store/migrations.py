@@ -136,6 +136,23 @@ def m006_todo_tasks(conn: sqlite3.Connection) -> None:
     move_session_trees(conn)
 
 
+def m007_claims(conn: sqlite3.Connection) -> None:
+    """Todo completions goalkeeper could not check (an ``effect`` declaration, a review it
+    cannot read), kept until the user accepts them (``goalkeeper todo accept``): seed 002
+    leaves such a claim to human acceptance, so it is never counted as proven."""
+    conn.execute(
+        """CREATE TABLE claims (
+            session_id   TEXT NOT NULL,
+            task_id      INTEGER NOT NULL,
+            subject      TEXT NOT NULL DEFAULT '',
+            what         TEXT NOT NULL DEFAULT '',
+            completed_at REAL NOT NULL,
+            accepted_at  REAL,
+            PRIMARY KEY (session_id, task_id)
+        ) WITHOUT ROWID"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_initial,
     m002_deferred_advice,
@@ -143,4 +160,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_test_baselines,
     m005_plan_acceptances,
     m006_todo_tasks,
+    m007_claims,
 )

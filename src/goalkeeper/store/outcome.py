@@ -23,8 +23,14 @@ from msgspec import Struct, field
 
 from goalkeeper.store.journal import JournalEntry, _data
 
-OutcomeName = Literal["done", "not_done", "blocked", "error"]
-EXIT_CODES: dict[OutcomeName, int] = {"done": 0, "not_done": 1, "blocked": 2, "error": 3}
+OutcomeName = Literal["done", "not_done", "blocked", "error", "awaiting"]
+EXIT_CODES: dict[OutcomeName, int] = {
+    "done": 0,
+    "not_done": 1,
+    "blocked": 2,
+    "error": 3,
+    "awaiting": 4,  # closed, but resting on claims only the user can accept (store.claims)
+}
 
 GoalStatus = Literal["none", "active", "blocked", "held", "complete"]
 """The project's goal after the run: ``none`` (no GOAL.md: none set, or proven and archived),
@@ -69,7 +75,12 @@ class RunOutcome(Struct, frozen=True):
         }
 
 
-def decide(entries: Sequence[JournalEntry], goal: GoalStatus, agent: AgentExit) -> RunOutcome:
+def decide(
+    entries: Sequence[JournalEntry],
+    goal: GoalStatus,
+    agent: AgentExit,
+    awaiting: Sequence[str] = (),
+) -> RunOutcome:
     """The run's outcome from goalkeeper's journal entries of the run (oldest first), the goal
     after it, and how the agent process ended.
 
@@ -79,7 +90,9 @@ def decide(entries: Sequence[JournalEntry], goal: GoalStatus, agent: AgentExit) 
     accept, the agent honestly stuck), or the goal is blocked or held. 3 ``error``: the agent
     could not run, died on a signal, or its last turn ended on an API error, and nothing was
     proven. 1 ``not_done``: anything else (paused at a cap, stuck, stopped early, cut by
-    --max-turns or --max-minutes, no goal or plan that could prove anything)."""
+    --max-turns or --max-minutes, no goal or plan that could prove anything). 4 ``awaiting``:
+    it would be ``done``, but ``awaiting`` names completed todos whose claims goalkeeper could
+    not check and the user has not accepted (seed 002): the proof rests on them."""
     sessions = tuple(dict.fromkeys(e.session_id for e in entries if e.session_id))
     continuations = sum(1 for e in entries if "Continue" in _kinds(e))
     proof = proof_of(entries)
@@ -92,6 +105,9 @@ def decide(entries: Sequence[JournalEntry], goal: GoalStatus, agent: AgentExit) 
     last = _last_decision(entries)
     kinds = _kinds(last) if last is not None else []
     if "Close" in kinds and goal in ("none", "complete"):
+        if awaiting:
+            why = "closed, but it rests on claims goalkeeper could not check: "
+            return out("awaiting", why + ", ".join(awaiting) + " (`goalkeeper todo accept ID`)")
         return out("done", _text(last, "Close") or "goalkeeper closed the work: proven")
     since = _decided_at(entries, last) if last is not None else 0
     records = {e.kind for e in entries if last is not None and since <= e.id <= last.id}

@@ -87,4 +87,7 @@ MESSAGES: dict[str, str] = {
     # -- pi-todone's environment variables (spec §10 envNumber) ---------------------------------
     "todo.env.invalid": "[goalkeeper] environment variable {name}={raw} is invalid; falling back to default {kept}",
     "todo.env.blank": "[goalkeeper] environment variable {name}={raw} is invalid (blank); falling back to default {kept}",
+    # -- claims the user must accept (issue 22 item 2) -------------------------------------------
+    "todo.accept.notice": "goalkeeper: awaiting your acceptance (not verified) — {items}. Check each, then run `goalkeeper todo accept ID` in your own terminal.",
+    "todo.accept.item": "#{id} {subject}",
 }

@@ -88,4 +88,7 @@ MESSAGES: dict[str, str] = {
     # -- pi-todone 的环境变量（spec §10 envNumber）-------------------------------------------------
     "todo.env.invalid": "[goalkeeper] 环境变量 {name}={raw} 非法，回退默认 {kept}",
     "todo.env.blank": "[goalkeeper] 环境变量 {name}={raw} 非法（空白），回退默认 {kept}",
+    # -- 需要用户验收的声明（issue 22 第 2 项）---------------------------------------------------
+    "todo.accept.notice": "goalkeeper: 等待你验收（未经验证）—— {items}。逐个核对后，在你自己的终端运行 `goalkeeper todo accept ID`。",
+    "todo.accept.item": "#{id} {subject}",
 }
