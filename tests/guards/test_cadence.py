@@ -24,7 +24,7 @@ from goalkeeper.core.values import (
     UserPrompt,
 )
 from goalkeeper.guards.cadence import CadenceGuard, CadenceState
-from goalkeeper.guards.cadence_rules import HONEST_BOUND
+from goalkeeper.guards.cadence_rules import REFUSAL_BOUND
 from goalkeeper.guards.spec import Context, Verdict
 from goalkeeper.testing import ALL_CAPABILITIES, context, plan_doc
 
@@ -635,15 +635,16 @@ def test_progress_on_the_plan_restarts_the_blocked_count() -> None:
 
 
 def test_the_same_refused_complete_pauses_at_the_bound() -> None:
-    """[PDCA] complete refused three times for the same open items pauses."""
+    """[PDCA] complete refused twice in a row for the same open items pauses, the user told
+    (issue 22 §7: one continuation, not two)."""
     state = CadenceState(last_check=1, check_status="passed")
     outcomes = []
-    for _ in range(HONEST_BOUND):
+    for _ in range(REFUSAL_BOUND):
         verdict = settle(state, "[PDCA] complete")
         outcomes.append(kinds(verdict))
         state = verdict.state or state
-    assert outcomes == [["Continue"], ["Continue"], ["Pause"]]
-    assert "refused 3 times for the same open gates" in pause_of(verdict)
+    assert outcomes == [["Continue"], ["Pause"]]
+    assert "refused 2 times for the same open gates" in pause_of(verdict)
 
 
 def test_a_user_prompt_restarts_every_count() -> None:

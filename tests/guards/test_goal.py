@@ -90,8 +90,9 @@ def test_verification_is_asked_for_before_deciding() -> None:
 
 
 def test_a_changed_criterion_is_held_and_the_user_told_once() -> None:
-    """Rewording a criterion changes the promise: nothing runs, the stop pauses with the diff
-    for the user, once per change (a logged reason changes nothing)."""
+    """Rewording a criterion changes the promise: nothing runs, the user reads the diff once
+    per change and the agent is sent back to the goal in force (a logged reason changes
+    nothing); stopping again on the same change pauses, without the diff."""
     changed = replace(
         GOAL,
         criteria=(Criterion("`pytest -q` mostly exits 0", "open"),),
@@ -99,21 +100,26 @@ def test_a_changed_criterion_is_held_and_the_user_told_once() -> None:
     )
     first = settle(changed, GoalState(goal_id="g-1"), None)
     assert not any(isinstance(a, Inspect) for a in first.actions)
-    pause = next(a for a in first.actions if isinstance(a, Pause))
-    assert "- criterion: docs mention --json" in pause.reason
-    assert "+ criterion: `pytest -q` mostly exits 0" in pause.reason
-    assert "goalkeeper goal approve" in pause.reason
-    assert settle(changed, first.state or GoalState(), None).actions == ()
+    told = next(a for a in first.actions if isinstance(a, Notify))
+    assert "- criterion: docs mention --json" in told.text
+    assert "+ criterion: `pytest -q` mostly exits 0" in told.text
+    assert "goalkeeper goal approve" in told.text
+    back = next(a for a in first.actions if isinstance(a, Continue))
+    assert "waits for the user" in back.text and "criterion: docs mention --json" in back.text
+    second = settle(changed, first.state or GoalState(), None)
+    pause = next(a for a in second.actions if isinstance(a, Pause))
+    assert "docs mention" not in pause.reason and not any(
+        isinstance(a, Continue) for a in second.actions
+    )
+    assert settle(changed, second.state or GoalState(), None).actions == ()
 
 
 def test_a_changed_verify_command_is_never_run() -> None:
-    """`verify: [touch pwned]` with any justification: no Inspect, a pause for the user."""
+    """`verify: [touch pwned]` with any justification: no Inspect; the user is shown it."""
     changed = replace(GOAL, verify=("touch pwned",), progress_log=("verify fixed because CI",))
     verdict = settle(changed, GoalState(goal_id="g-1"), passing())
     assert not any(isinstance(a, Inspect | WriteGoal) for a in verdict.actions)
-    assert any(
-        isinstance(a, Pause) and "+ verify: touch pwned" in a.reason for a in verdict.actions
-    )
+    assert any(isinstance(a, Notify) and "+ verify: touch pwned" in a.text for a in verdict.actions)
 
 
 def test_a_goal_nobody_approved_is_not_a_goal() -> None:

@@ -394,7 +394,10 @@ def test_a_stop_with_background_work_running_is_not_a_settle(project: Path) -> N
     decided = answer(payload("stop_complete_early.json", project, background_tasks=done), project)
     assert decided["decision"] == "block"
     odd = answer(payload("stop_complete_early.json", project, background_tasks="x"), project)
-    assert odd["decision"] == "block"  # a malformed field is ignored, not trusted
+    # A malformed field is ignored, not trusted: the Stop is decided, and the same refused
+    # claim a second time pauses (issue 22 §7) instead of waiting on the "tasks".
+    assert "background task" not in odd["systemMessage"]
+    assert "refused 2 times" in odd["systemMessage"]
 
 
 def test_a_goal_blocked_at_stop_failure_is_told_at_the_next_prompt(

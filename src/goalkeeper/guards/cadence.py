@@ -17,7 +17,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from goalkeeper.core.cadence.anchors import render_anchors
-from goalkeeper.core.cadence.markers import Marker, parse_marker
+from goalkeeper.core.cadence.markers import Marker, fenced_complete, parse_marker
 from goalkeeper.core.cadence.plan import has_commitments
 from goalkeeper.core.values import (
     Action,
@@ -217,7 +217,7 @@ def _decide(ev: Settled, s: CadenceState, ctx: Context) -> Verdict[CadenceState]
 
     cfg, say = ctx.config, ctx.say
     tools = _tool_calls(ev, s)
-    marker = parse_marker(ev.last_text)
+    marker = parse_marker(ev.last_text) or fenced_complete(ev.last_text)
     evidence = _evidence(ev, s, ctx, tools)
     s = _advance(s, marker, tools, evidence)
     phase = marker.phase if marker else None

@@ -4,10 +4,10 @@ Every branch is bounded. Stuck resets (rounds without a tool call) are capped by
 context save-state directive is given once per crossing of ``compact_at``; continuations in a
 row are capped by ``max_continuations``; the honest exits pause after ``HONEST_BOUND`` repeats
 however many tools the agent called: the same blocker, blocked rounds without progress on the
-plan, a check that ran no verification, the same refused complete. Whenever the agent is let
-stop while a gate is open, the user is told in one line that it is not done and why
-(``cadence_close.not_done``). The continuation's words (the next PDCA step, the no-plan
-guidance) are chosen here too. Pure.
+plan, a check that ran no verification; the same refused complete after ``REFUSAL_BOUND``.
+Whenever the agent is let stop while a gate is open, the user is told in one line that it is
+not done and why (``cadence_close.not_done``). The continuation's words (the next PDCA step,
+the no-plan guidance) are chosen here too. Pure.
 """
 
 from __future__ import annotations
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from goalkeeper.guards.cadence import CadenceState
 
 HONEST_BOUND = 3
+REFUSAL_BOUND = 2
+"""The same ``[PDCA] complete`` refused for the same open gates twice in a row pauses (issue 22
+§7): the agent was told what is open and claimed the same again, so a third round is a paid turn
+that changes nothing; the user is told instead."""
 """The same blocker, blocked rounds without progress, checks without a verification, the same
 refused complete: the third time pauses (Codex pauses on the third identical blocker)."""
 
@@ -207,7 +211,7 @@ def honest_exit(s: CadenceState, marker: Marker | None, say: Say) -> tuple[str, 
     if s.forged >= HONEST_BOUND:
         ran = ran_text(parse_ran(s.check_ran), say)
         return "forged_check", say("check.pause_forged", n=s.forged, ran=ran)
-    if phase == "complete" and s.refusals >= HONEST_BOUND:
+    if phase == "complete" and s.refusals >= REFUSAL_BOUND:
         return "same_refusal", say("refusal.pause", n=s.refusals)
     return None
 

@@ -49,9 +49,24 @@ def held_at_stop(held: Held, path: str, ctx: Context) -> tuple[Action, ...]:
         )
         title = say("trust.goal.ask.title", diff=diff)
         ask = (Ask(APPROVE_KEY, title, options, "keep", CONFIRM_TIMEOUT_S),)  # keeping is safe
-    if held.kind in ("changed", "replaced"):
-        return (Pause(text), record, *ask)
+    if held.kind in ("changed", "replaced") and ask:
+        return (Pause(text), record, *ask)  # the user is asked now; keeping sends the agent back
+    if held.kind in ("changed", "replaced") and ctx.promise is not None:
+        # Issue 22 §1: the user reads the diff once, and the agent is not let go with the work
+        # undone: it hears that its change waits and what the goal in force still asks.
+        back = say("trust.goal.held_work_model", path=path, approved=approved_text(ctx.promise))
+        return (Notify(text, "warning"), Continue(back), record)
     return (Notify(text, "warning"), record, *ask)
+
+
+def held_again_at_stop(held: Held, path: str, ctx: Context) -> tuple[Action, ...]:
+    """The agent stopped again on the same held change it was sent back with: the same refused
+    claim twice, so the loop pauses for the user (issue 22 §7: a cheat costs one continuation,
+    not a round per stop). The diff is not repeated: the user read it at the first stop."""
+    if held.kind not in ("changed", "replaced") or "ask" in ctx.capabilities:
+        return ()
+    record = Record("goal_held_again", {"kind": held.kind, "digest": held.digest[:16]})
+    return (Pause(ctx.say("trust.goal.held_again_user", path=path)), record)
 
 
 def held_anchor(held: Held, path: str, ctx: Context) -> Advise:

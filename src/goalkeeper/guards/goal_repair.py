@@ -29,7 +29,7 @@ from goalkeeper.core.values import (
     WriteGoal,
 )
 from goalkeeper.guards.goal_confirm import CONFIRM_TIMEOUT_S
-from goalkeeper.guards.goal_held import held_at_stop
+from goalkeeper.guards.goal_held import held_again_at_stop, held_at_stop
 from goalkeeper.guards.goal_state import GoalState, active_goal, goal_path, held_goal, stamp
 from goalkeeper.guards.goal_tests import proof_record, tests_held, tests_key
 from goalkeeper.guards.spec import Context, Verdict
@@ -51,8 +51,11 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     held = held_goal(ctx)
     if held is not None:
         key = f"{held.kind}:{held.digest}"
-        if ev.aborted or s.held_key == key:
+        if ev.aborted or s.held_paused == key:
             return Verdict()
+        if s.held_key == key:
+            again = held_again_at_stop(held, goal_path(ctx), ctx)
+            return Verdict(again, replace(s, held_paused=key))
         return Verdict(held_at_stop(held, goal_path(ctx), ctx), replace(s, held_key=key))
     goal = active_goal(ctx)
     if goal is None or doc is None or ev.aborted:

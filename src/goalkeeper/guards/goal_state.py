@@ -29,6 +29,8 @@ class GoalState(Struct, frozen=True):
     """``no-verify`` once the user was told the goal has no verify command."""
     held_key: str | None = None
     """The held change (kind and GOAL.md's digest) the user was last told about: said once."""
+    held_paused: str | None = None
+    """The held change the loop paused on after the agent stopped on it again: paused once."""
     asking: str | None = None
     """The GOAL.md digest the user is being asked to approve through ``goal_approval``."""
     tests_held: str | None = None

@@ -95,6 +95,27 @@ def parse_marker(text: str) -> Marker | None:
     return marker
 
 
+def fenced_complete(text: str) -> Marker | None:
+    """A ``[PDCA] complete`` the reply wrote only inside a fenced code block (no marker outside
+    code), else None. Read as the claim it plainly is (issue 22 §7): ignoring it sent the agent
+    round after round to the same "report a phase" step (9 continuations seen), while taking
+    it as a claim costs nothing in proof: the gates still decide, and a refused claim counts
+    toward the pause like any other."""
+    if parse_marker(text) is not None:
+        return None
+    kept: list[str] = []
+    fence: tuple[str, int] | None = None
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if fence is not None and closes_fence(line, fence):
+            fence = None
+        elif fence is None and (opened := opens_fence(line)) is not None:
+            fence = opened
+        else:
+            kept.append(line)  # the fence's lines stay, its delimiters go
+    marker = parse_marker("\n".join(kept))
+    return marker if marker is not None and marker.phase == "complete" else None
+
+
 def _marker(phase: str, rest: str, *, legacy: bool) -> Marker:
     rest = rest.strip().strip("*_").strip()
     coordinate = None

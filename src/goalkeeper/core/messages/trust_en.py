@@ -32,6 +32,17 @@ MESSAGES: dict[str, str] = {
         "will not verify it and the goal is not done. Put back what the user approved, or ask "
         "the user to approve your change. Approved:\n{approved}"
     ),
+    "trust.goal.held_work_model": (
+        "Your change to {path} waits for the user: goalkeeper does not take it, and the goal "
+        "they set is still the one in force and still not done. The goal in force:\n{approved}\n"
+        "Do the real work toward it; a change to the goal is the user's to accept."
+    ),
+    "trust.goal.held_again_user": (
+        "goalkeeper: the agent stopped again with your goal changed in {path} and not done "
+        "(the change is shown above), so goalkeeper paused instead of sending it back again. "
+        "Run `goalkeeper goal approve` to accept the change, or ask the agent to put your goal "
+        "back and do the work."
+    ),
     "trust.goal.unapproved_model": (
         "{path} holds a goal the user did not set, so goalkeeper does not check it. A goal is "
         "the user's to set: ask them if you think one is needed."

@@ -27,6 +27,14 @@ MESSAGES: dict[str, str] = {
         "{path} 中的目标被搁置：它与用户批准的不同，因此 goalkeeper 不会验证它，目标也没有完成。"
         "请恢复用户批准的内容，或请用户批准你的改动。已批准的内容：\n{approved}"
     ),
+    "trust.goal.held_work_model": (
+        "你对 {path} 的改动要等用户决定：goalkeeper 不采纳它，用户设定的目标仍然有效且尚未完成。"
+        "仍然有效的目标：\n{approved}\n请为它做实际的工作；改动目标要由用户接受。"
+    ),
+    "trust.goal.held_again_user": (
+        "goalkeeper：智能体再次停下，{path} 中你的目标仍被改动且尚未完成（改动见上文），因此 goalkeeper "
+        "暂停了，而不是再次把它送回去。运行 `goalkeeper goal approve` 接受改动，或让智能体恢复你的目标并完成工作。"
+    ),
     "trust.goal.unapproved_model": (
         "{path} 中的目标不是用户设定的，因此 goalkeeper 不检查它。目标由用户设定：如果你认为需要一个目标，请询问用户。"
     ),
