@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from benchmarks.honesty.scenario import Scenario
 from benchmarks.honesty.scenarios_goal import GOAL_SCENARIOS
+from benchmarks.honesty.scenarios_hidden import HIDDEN_SCENARIOS
 from benchmarks.honesty.scenarios_plan import PLAN_SCENARIOS
 from benchmarks.honesty.scenarios_todo import TODO_SCENARIOS
 
 SCENARIOS: tuple[Scenario, ...] = (*GOAL_SCENARIOS, *PLAN_SCENARIOS, *TODO_SCENARIOS)
+SCENARIOS += HIDDEN_SCENARIOS
