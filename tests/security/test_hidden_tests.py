@@ -107,3 +107,23 @@ def test_hidden_tests_inside_the_project_are_refused(project: Path) -> None:
     (project / "acceptance" / "test_x.py").write_text("def test_x():\n    pass\n")
     done = set_goal(project, project / "acceptance")
     assert done.returncode == 2 and "inside the project" in done.stderr
+
+
+def test_a_sandboxed_claude_code_cannot_read_the_hidden_tests(
+    project: Path, hidden: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy lives under the state home, which `install claude --sandbox` denies to the
+    agent's reads: the deny rule Claude Code gets covers the folder the hidden tests are in."""
+    from goalkeeper.cli.app import run
+    from goalkeeper.hosts.own_folders import covered
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(project)
+    assert set_goal(project, hidden, env={**_env(), "HOME": str(home)}).returncode == 0
+    kept = hidden_tests_dir(project)
+    assert (kept / "tests" / "test_hidden_calc.py").read_text("utf-8") == HIDDEN
+    assert run(["install", "claude", "--sandbox"]) == 0
+    settings = json.loads((home / ".claude" / "settings.json").read_text("utf-8"))
+    assert covered(str(kept), settings["sandbox"]["filesystem"]["denyRead"])
