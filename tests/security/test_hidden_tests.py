@@ -127,3 +127,16 @@ def test_a_sandboxed_claude_code_cannot_read_the_hidden_tests(
     assert run(["install", "claude", "--sandbox"]) == 0
     settings = json.loads((home / ".claude" / "settings.json").read_text("utf-8"))
     assert covered(str(kept), settings["sandbox"]["filesystem"]["denyRead"])
+
+
+def test_a_cleared_or_new_goal_drops_the_hidden_tests(project: Path, hidden: Path) -> None:
+    """They belong to the goal they were given with: `goal clear` and a goal the user sets
+    without them forget them."""
+    kept = hidden_tests_dir(project, _env())
+    assert set_goal(project, hidden).returncode == 0 and kept.is_dir()
+    assert goalkeeper(project, "goal", "clear").returncode == 0
+    assert not kept.exists()
+    assert set_goal(project, hidden).returncode == 0 and kept.is_dir()
+    done = goalkeeper(project, "goal", "set", "other", "--verify", VERIFY, "--replace")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not kept.exists()

@@ -319,6 +319,9 @@ def clear_command(app: App, as_json: bool) -> int:
                 close_promise(conn, promise.goal_id, "cleared")
     finally:
         store.close()
+    from goalkeeper.engine.hidden import drop_hidden_tests
+
+    drop_hidden_tests(app.project)  # they were the cleared goal's
     if doc is None:
         if as_json:
             echo_json({"archived": None})
