@@ -6,6 +6,7 @@ from benchmarks.honesty.scenario import Scenario
 from benchmarks.honesty.scenarios_accept import ACCEPT_SCENARIOS
 from benchmarks.honesty.scenarios_goal import GOAL_SCENARIOS
 from benchmarks.honesty.scenarios_held import HELD_SCENARIOS
+from benchmarks.honesty.scenarios_hidden import HIDDEN_SCENARIOS
 from benchmarks.honesty.scenarios_plan import PLAN_SCENARIOS
 from benchmarks.honesty.scenarios_tests import TESTS_SCENARIOS
 from benchmarks.honesty.scenarios_todo import TODO_SCENARIOS
@@ -17,4 +18,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     *TESTS_SCENARIOS,
     *ACCEPT_SCENARIOS,
     *HELD_SCENARIOS,
+    *HIDDEN_SCENARIOS,
 )

@@ -86,7 +86,8 @@ def test_a_prompt_stating_a_goal_asks_to_record_it() -> None:
 def test_verification_is_asked_for_before_deciding() -> None:
     """Without facts the guard asks the engine to run the verify commands and compare tests."""
     verdict = settle(GOAL, GoalState(), None)
-    assert verdict.actions == (Inspect(verify=("pytest -q",), verify_timeout_s=120.0, tamper=True),)
+    ask = Inspect(verify=("pytest -q",), verify_timeout_s=120.0, tamper=True, hidden=True)
+    assert verdict.actions == (ask,)
 
 
 def test_a_changed_criterion_is_held_and_the_user_told_once() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -40,6 +41,13 @@ _json = click.option("--json", "as_json", is_flag=True, help="Print one JSON obj
     type=click.Choice(["quick", "normal"]),
     help="Work on it in quick or normal mode (recorded in GOAL.md as `mode:`).",
 )
+@click.option(
+    "--hidden-tests",
+    "hidden_tests",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Acceptance tests the agent never sees: a copy of DIR is laid over the project at "
+    "each proof.",
+)
 @_json
 @click.pass_obj
 def set_command(
@@ -50,6 +58,7 @@ def set_command(
     timeout: float | None,
     replace: bool,
     mode: str | None,
+    hidden_tests: Path | None,
     as_json: bool,
 ) -> int:
     """Set the goal TEXT. The verify command comes from --verify, else from TEXT ("`pytest -q`
@@ -59,6 +68,11 @@ def set_command(
     Set in your own terminal, the goal and its verify commands are approved by you. Set from
     an agent's shell, it is only a proposal: nothing in it runs until you approve it with
     `goalkeeper goal approve`; --replace, which archives the goal you set, refuses to run there.
+
+    With --hidden-tests DIR (your own terminal only) goalkeeper keeps a copy of DIR in its
+    state folder, never in the project; at each proof DIR's files are laid over the project
+    root in a scratch copy and the verify runs there too: the goal is proven only if that
+    passes as well. A goal you set without it drops the previous goal's hidden tests.
 
     Exit status: 0 when the goal was set, 1 when another goal is active (use --replace),
     no verify command could be found (the goal is set; add one), or it waits for approval.
@@ -76,6 +90,13 @@ def set_command(
         from goalkeeper.cli.trusted import refuse_in_agent_shell
 
         refuse_in_agent_shell("goal set --replace")
+    if hidden_tests is not None:  # what the agent must not see nor choose
+        from goalkeeper.cli.trusted import refuse_in_agent_shell
+
+        refuse_in_agent_shell("goal set --hidden-tests")
+        hidden_tests = hidden_tests.resolve()
+        if app.project.resolve() in (hidden_tests, *hidden_tests.parents):
+            raise fail("--hidden-tests: the folder is inside the project, where the agent reads it")
     action = SetGoal(
         text.strip(),
         tuple(commands),
@@ -95,6 +116,9 @@ def set_command(
         doc = load_goal(app.project)
     notes = [a.text for a in said if isinstance(a, Notify)]
     ok = doc is not None and doc.goal is not None and doc.goal.objective == text.strip()
+    if ok and agent is None:
+        hidden_note = _keep_hidden(app, hidden_tests)
+        notes += [hidden_note] if hidden_note else []
     ok = ok and not any(n.level != "info" for n in said if isinstance(n, Notify))
     if as_json:
         echo_json({"ok": ok, "goal": _goal_json(doc), "messages": notes})
@@ -102,6 +126,20 @@ def set_command(
         for note in notes:
             click.echo(note)
     return int(ExitCode.OK if ok else ExitCode.NOT_PASSED)
+
+
+def _keep_hidden(app: App, source: Path | None) -> str | None:
+    """Keep the user's hidden tests with the goal just set (or drop the previous goal's)."""
+    from goalkeeper.engine.hidden import drop_hidden_tests, keep_hidden_tests
+
+    if source is None:
+        drop_hidden_tests(app.project)
+        return None
+    try:
+        count = keep_hidden_tests(app.project, source)
+    except (ValueError, OSError) as exc:
+        raise fail(f"--hidden-tests: {exc}") from exc
+    return f"Hidden acceptance tests: {count} file(s) kept outside the project, run at each proof."
 
 
 @goal_group.command("status")
@@ -281,6 +319,9 @@ def clear_command(app: App, as_json: bool) -> int:
                 close_promise(conn, promise.goal_id, "cleared")
     finally:
         store.close()
+    from goalkeeper.engine.hidden import drop_hidden_tests
+
+    drop_hidden_tests(app.project)  # they were the cleared goal's
     if doc is None:
         if as_json:
             echo_json({"archived": None})

@@ -70,6 +70,7 @@ def session_proof(store: Store, session_id: str) -> dict[str, Any]:
         "goal": _goal(promise, entries) if promise is not None or goal_id else None,
         "runs": runs,
         "protected_tests": _protected(baseline, entries),
+        "hidden_tests": _hidden(entries),
         "todos": [_todo(t, entries, claims.get(t.id)) for t in tasks],
         "close_attempts": closes,
         "checks": [
@@ -223,6 +224,17 @@ def _protected(baseline: Any, entries: list[journal.JournalEntry]) -> dict[str, 
         "held": held,
         "replays": replays,
     }
+
+
+def _hidden(entries: list[journal.JournalEntry]) -> dict[str, Any] | None:
+    """Whether the user's hidden acceptance tests ran (never what they are): how often they
+    held a pass, and whether the proof ran with them."""
+    failed = sum(1 for e in entries if e.kind == "goal_hidden_failed")
+    complete = next((e.data for e in reversed(entries) if e.kind == "goal_complete"), None)
+    at_proof = complete.get("hidden_tests") if complete else None
+    if not failed and at_proof is None:
+        return None
+    return {"failed": failed, "at_proof": at_proof}
 
 
 def _todo(task: Any, entries: list[journal.JournalEntry], claim: Claim | None) -> dict[str, Any]:

@@ -74,6 +74,7 @@ def render_html(proof: dict[str, Any]) -> str:
     parts += _goal(proof.get("goal"))
     parts += _runs(proof["runs"])
     parts += _protected(proof.get("protected_tests"))
+    parts += _hidden(proof.get("hidden_tests"))
     parts += _todos(proof["todos"])
     parts += _closes(proof["close_attempts"], proof["pauses"])
     parts += _timeline(proof["timeline"])
@@ -147,6 +148,20 @@ def _protected(protected: dict[str, Any] | None) -> list[str]:
     return [
         f'<h2>Protected tests</h2><div id="protected"><ul>{files}</ul><p>{note}</p>{held}</div>'
     ]
+
+
+def _hidden(hidden: dict[str, Any] | None) -> list[str]:
+    if not hidden:
+        return []
+    notes = []
+    if hidden.get("at_proof"):
+        notes.append("<p>Hidden acceptance tests ran at the proof and passed.</p>")
+    if hidden["failed"]:
+        notes.append(
+            f'<p class="warn">Hidden acceptance tests ran and failed {int(hidden["failed"])} '
+            "time(s).</p>"
+        )
+    return [f'<h2>Hidden acceptance tests</h2><div id="hidden">{"".join(notes)}</div>']
 
 
 _ACCEPTANCE = {"awaiting": "awaiting your acceptance", "accepted": "accepted by you"}

@@ -78,6 +78,7 @@ def render_markdown(proof: dict[str, Any]) -> str:
     out += _goal(proof.get("goal"))
     out += _runs(proof["runs"])
     out += _protected(proof.get("protected_tests"))
+    out += _hidden(proof.get("hidden_tests"))
     out += _todos(proof["todos"])
     out += _closes(proof["close_attempts"])
     if proof["pauses"]:
@@ -148,6 +149,17 @@ def _protected(protected: dict[str, Any] | None) -> list[str]:
     for held in protected["held"]:
         changes = ", ".join(code(c["path"]) for c in held.get("changes", []))
         out.append(f"- A pass was held: the original tests did not pass ({changes}).")
+    return out
+
+
+def _hidden(hidden: dict[str, Any] | None) -> list[str]:
+    if not hidden:
+        return []
+    out = ["", "### Hidden acceptance tests", ""]
+    if hidden.get("at_proof"):
+        out.append("Hidden acceptance tests ran at the proof and passed.")
+    if hidden["failed"]:
+        out.append(f"Hidden acceptance tests ran and failed {hidden['failed']} time(s).")
     return out
 
 

@@ -348,6 +348,20 @@ class TestReplay(Struct, frozen=True):
         return self.problem is None and bool(self.runs) and all(r.passed for r in self.runs)
 
 
+class HiddenRun(Struct, frozen=True):
+    """The goal's verify run again with the user's hidden acceptance tests laid over a scratch
+    copy of the work tree (``goal set --hidden-tests``)."""
+
+    runs: tuple[VerifyRun, ...] = ()
+    problem: str | None = None
+    """Why the run could not happen (the copy failed, the tree is too large)."""
+
+    @property
+    def passed(self) -> bool:
+        """The hidden tests ran and every verify command passed with them."""
+        return self.problem is None and bool(self.runs) and all(r.passed for r in self.runs)
+
+
 class Facts(Struct, frozen=True):
     files: tuple[FileFact, ...] = ()
     commands: tuple[CommandFact, ...] = ()
@@ -357,6 +371,8 @@ class Facts(Struct, frozen=True):
     kept: TestReplay | None = None
     """``Inspect.replay_tests``: the kept tests checked; None when nothing was kept or the
     project has no test command goalkeeper knows."""
+    hidden: HiddenRun | None = None
+    """``Inspect.hidden``: the verify with the user's hidden tests; None when there are none."""
 
 
 class Inspect(Struct, frozen=True):
@@ -376,6 +392,8 @@ class Inspect(Struct, frozen=True):
     replay_tests: bool = False
     """Run the project's test command against the tests kept under ``protect`` if the agent
     changed them (a plan's close): ``Facts.kept``."""
+    hidden: bool = False
+    """At a passing verify, run it again with the user's hidden acceptance tests, if any."""
 
 
 class KeepTests(Struct, frozen=True):

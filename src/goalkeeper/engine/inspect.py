@@ -71,10 +71,20 @@ def gather_facts(
             tamper = check_protected(
                 project, baseline, request.verify, runner, timeout, sandbox=config.sandbox
             )
+    hidden = None
+    if request.hidden and verify and all(run.passed for run in verify):
+        from goalkeeper.engine.goal_io import run_verification
+        from goalkeeper.engine.hidden import run_hidden
+
+        def run_in(tree: Path) -> tuple[VerifyRun, ...]:
+            timeout = request.verify_timeout_s
+            return run_verification(request.verify, tree, runner, timeout, sandbox=config.sandbox)
+
+        hidden = run_hidden(project, run_in)
     kept_replay = None
     if request.replay_tests and kept is not None:
         kept_replay = _replay_test_command(project, config, runner, kept)
-    return Facts(files, commands, verify, tamper, kept_replay)
+    return Facts(files, commands, verify, tamper, kept_replay, hidden)
 
 
 def allowed_commands(project: Path, config: Config) -> tuple[str, ...]:

@@ -342,7 +342,7 @@ def _approved_only(request: Inspect, promise: Promise | None) -> Inspect:
     approved = promise.verify if promise is not None and promise.open else ()
     if all(command in approved for command in request.verify):
         return request
-    return replace(request, verify=(), tamper=False)
+    return replace(request, verify=(), tamper=False, hidden=False)
 
 
 def _combined(asks: Sequence[Inspect]) -> Inspect:
@@ -352,7 +352,8 @@ def _combined(asks: Sequence[Inspect]) -> Inspect:
     timeout = max((a.verify_timeout_s for a in asks), default=120.0)
     protect = next((a.protect for a in asks if a.protect), "")
     tamper, replay = any(a.tamper for a in asks), any(a.replay_tests for a in asks)
-    return Inspect(files, commands, verify, timeout, tamper, protect, replay)
+    hidden = any(a.hidden for a in asks)
+    return Inspect(files, commands, verify, timeout, tamper, protect, replay, hidden)
 
 
 def _event_data(event: Event) -> dict[str, object]:

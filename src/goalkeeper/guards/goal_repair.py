@@ -31,7 +31,13 @@ from goalkeeper.core.values import (
 from goalkeeper.guards.goal_confirm import CONFIRM_TIMEOUT_S
 from goalkeeper.guards.goal_held import held_again_at_stop, held_at_stop
 from goalkeeper.guards.goal_state import GoalState, active_goal, goal_path, held_goal, stamp
-from goalkeeper.guards.goal_tests import proof_record, tests_held, tests_key
+from goalkeeper.guards.goal_tests import (
+    hidden_failed,
+    hidden_key,
+    proof_record,
+    tests_held,
+    tests_key,
+)
 from goalkeeper.guards.spec import Context, Verdict
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
@@ -86,7 +92,13 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         return Verdict(actions, replace(s, flagged_hash="no-verify"))
     facts = ctx.facts
     if facts is None:
-        return Verdict((Inspect(verify=goal.verify, verify_timeout_s=goal.timeout_s, tamper=True),))
+        return Verdict(
+            (
+                Inspect(
+                    verify=goal.verify, verify_timeout_s=goal.timeout_s, tamper=True, hidden=True
+                ),
+            )
+        )
     failed = next((run for run in facts.verify if not run.passed), None)
     if failed is None and len(facts.verify) < len(goal.verify):
         return Verdict()  # the engine could not run them: never a pass by default
@@ -214,6 +226,10 @@ def _passed(
         key = tests_key(replay)
         held = tests_held(replay, s.tests_held == key, doc.path, ctx)
         return Verdict((passed, *held), replace(s, tests_held=key))
+    if facts.hidden is not None and not facts.hidden.passed:
+        key = hidden_key(facts.hidden)
+        held = hidden_failed(facts.hidden, s.tests_held == key, ctx)
+        return Verdict((passed, *held), replace(s, tests_held=key))
     proven = _proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
     open_criteria = tuple(c for c in goal.open_criteria if c.text not in proven)
     if open_criteria:
@@ -242,7 +258,7 @@ def _passed(
         tick=proven,
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
-    record = Record("goal_complete", proof_record(facts.verify, replay))
+    record = Record("goal_complete", proof_record(facts.verify, replay, facts.hidden))
     return Verdict((WriteGoal(update), passed, close, record), s)
 
 

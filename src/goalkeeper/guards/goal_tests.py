@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from goalkeeper.core.messages import Say
 from goalkeeper.core.shell.argv import command_argv
-from goalkeeper.core.values import Action, Continue, Notify, Pause, Record, TestReplay, VerifyRun
+from goalkeeper.core.values import (
+    Action,
+    Continue,
+    HiddenRun,
+    Notify,
+    Pause,
+    Record,
+    TestReplay,
+    VerifyRun,
+)
 from goalkeeper.guards.spec import Context
 
 TAIL_CHARS = 1500
@@ -82,8 +91,37 @@ def run_record(run: VerifyRun) -> dict[str, object]:
     }
 
 
-def proof_record(runs: tuple[VerifyRun, ...], replay: TestReplay | None) -> dict[str, object]:
-    """What a proven goal records: each verification, the protected tests and their replay."""
+def hidden_key(hidden: HiddenRun) -> str:
+    """One failure with the hidden tests, to pause when it comes back unchanged."""
+    from goalkeeper.core.goals.verify import failure_signature
+
+    failed = next((r for r in hidden.runs if not r.passed), None)
+    tail = failed.output_tail if failed is not None else (hidden.problem or "")
+    return "hidden:" + failure_signature(tail)
+
+
+def hidden_failed(hidden: HiddenRun, again: bool, ctx: Context) -> tuple[Action, ...]:
+    """The verify passes, but not with the user's hidden acceptance tests laid over the work
+    tree. The agent is told only that: their names and output would show it what to
+    special-case. First time it is sent back; the same failure again pauses for the user."""
+    say = ctx.say
+    record = Record(
+        "goal_hidden_failed",
+        {"problem": hidden.problem, "runs": [run_record(r) for r in hidden.runs]},
+    )
+    if hidden.problem is not None:
+        return (Pause(say("proof.hidden.unchecked_user", problem=hidden.problem)), record)
+    user = say("proof.hidden.failed_user")
+    if again:
+        return (Pause(user), record)
+    return (Continue(say("proof.hidden.failed")), Notify(user, "warning"), record)
+
+
+def proof_record(
+    runs: tuple[VerifyRun, ...], replay: TestReplay | None, hidden: HiddenRun | None = None
+) -> dict[str, object]:
+    """What a proven goal records: each verification, the protected tests and their replay,
+    and whether the user's hidden tests ran (how many commands, never what they are)."""
     if replay is None:
         protected: object = "no baseline"
     elif not replay.changes:
@@ -93,4 +131,10 @@ def proof_record(runs: tuple[VerifyRun, ...], replay: TestReplay | None) -> dict
             "changes": [{"path": c.path, "kind": c.kind} for c in replay.changes],
             "replay": [run_record(r) for r in replay.runs],
         }
-    return {"verify": [run_record(r) for r in runs], "protected_tests": protected}
+    record: dict[str, object] = {
+        "verify": [run_record(r) for r in runs],
+        "protected_tests": protected,
+    }
+    if hidden is not None:
+        record["hidden_tests"] = {"ran": len(hidden.runs), "passed": hidden.passed}
+    return record

@@ -80,6 +80,16 @@ def project_state_dir(project: Path, env: Mapping[str, str] | None = None) -> Pa
     return state_home(env) / PROJECTS / project_key(project)
 
 
+HIDDEN_TESTS = "hidden-tests"
+
+
+def hidden_tests_dir(project: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The user's hidden acceptance tests for ``project``'s goal (``goal set --hidden-tests``):
+    in the state folder, which the agent cannot write and a sandboxed host denies to its reads,
+    so the agent never sees what they test."""
+    return project_state_dir(project, env) / HIDDEN_TESTS
+
+
 def legacy_state_dir(project: Path) -> Path:
     """Where an older goalkeeper kept ``project``'s state (``.goalkeeper/`` in the project)."""
     return project / LEGACY_STATE_DIR

@@ -27,6 +27,21 @@ MESSAGES: dict[str, str] = {
         "verification against the original ones ({problem}), so it is not proven:\n{changed}\n"
         "To accept the changed tests, run `goalkeeper goal accept-tests` in your own terminal."
     ),
+    # -- hidden acceptance tests (goal set --hidden-tests) -------------------------------------
+    "proof.hidden.failed": (
+        "The goal's verification passes, but the user also gave acceptance tests you cannot see, "
+        "and with them it fails. They check the goal itself on other inputs than the visible "
+        "tests: make the code correct in general, never for the tested values only. goalkeeper "
+        "will not show what they test."
+    ),
+    "proof.hidden.failed_user": (
+        "goalkeeper: the goal's verification passes, but your hidden acceptance tests fail "
+        "against the agent's code, so the goal is not proven."
+    ),
+    "proof.hidden.unchecked_user": (
+        "goalkeeper: your hidden acceptance tests could not be run ({problem}), so the goal is "
+        "not proven."
+    ),
     # -- checks that ran (cadence) ------------------------------------------------------------
     "proof.plan_tests.held": (
         "Not closed: the tests pass only with your changes to them. goalkeeper ran the project's "

@@ -23,6 +23,18 @@ MESSAGES: dict[str, str] = {
         "goalkeeper：自设定目标以来测试有改动，而 goalkeeper 无法用原始测试运行验证（{problem}），"
         "因此目标未被证明：\n{changed}\n要接受改动后的测试，请在你自己的终端里运行 `goalkeeper goal accept-tests`。"
     ),
+    # -- hidden acceptance tests (goal set --hidden-tests) -------------------------------------
+    "proof.hidden.failed": (
+        "目标的验证通过了，但用户还给了你看不到的验收测试，加上它们之后验证失败。"
+        "它们用可见测试之外的输入检查目标本身：请让代码在一般情况下正确，绝不要只针对被测的值。"
+        "goalkeeper 不会告诉你它们测什么。"
+    ),
+    "proof.hidden.failed_user": (
+        "goalkeeper：目标的验证通过了，但你的隐藏验收测试在代理的代码上失败，因此目标未被证明。"
+    ),
+    "proof.hidden.unchecked_user": (
+        "goalkeeper：无法运行你的隐藏验收测试（{problem}），因此目标未被证明。"
+    ),
     # -- checks that ran (cadence) ------------------------------------------------------------
     "proof.plan_tests.held": (
         "未收尾：测试只有在你改动测试后才通过。goalkeeper 用用户启动本会话时的测试文件、在你的代码上重新运行了项目的测试，"
