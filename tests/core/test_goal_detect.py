@@ -569,7 +569,7 @@ def test_material_other_speakers_times_and_questions_are_no_goal(prompt: str) ->
         ("keep working until `make test` succeeds", "`make test` succeeds"),
         (
             "Implement the CSV export and keep working until make test succeeds.",
-            "make test succeeds",
+            "Implement the CSV export and keep working until make test succeeds",
         ),
         ("把所有测试都跑通", "把所有测试都跑通"),
         ("别停下来，直到 CI 全绿。", "CI 全绿"),
