@@ -663,6 +663,10 @@ def test_the_goal_leaves_out_what_to_do_after_it(prompt: str, goal: str) -> None
         "一直改到我开完会回来。",
         "keep going until done",
         "Set a goal: fix the typo in the README",
+        "Wait until the build finishes, then tell me the result.",
+        "Don't merge until CI is green.",
+        "Read the file until line 50 and summarize it.",
+        "读到第 50 行为止，然后总结一下。",
     ],
 )
 def test_the_shape_without_an_order_now_is_no_goal(prompt: str) -> None:

@@ -13,7 +13,7 @@ digest of the text) as well as on the whole, so that a rule fitted to one exact 
 the rules were tuned on the first file and measured once before any change: precision 0.964,
 recall 0.964 (one time bound "until 6" and one "最终目标是" missed). It is kept as a second part.
 
-``goal_shape.jsonl`` and ``goal_shape_holdout.jsonl`` (issue 23, 241 + 80 prompts, en and zh,
+``goal_shape.jsonl`` and ``goal_shape_holdout.jsonl`` (issue 23, 255 + 80 prompts, en and zh,
 half goals, half anti-triggers) were written for the *shape* of a goal: a request with a
 completion condition or a goal label, against quotes, code, reported speech, past tense,
 questions, hypotheticals, negations, time bounds and trivial tasks. Before the shape rule:

@@ -92,6 +92,22 @@ _RELATIVE_EN = lazy_re(
     r"continues|blocks|spins|repeats)(?![A-Za-z])",
     re.IGNORECASE,
 )
+# Waiting, reading or holding back until something: a bound on an action, not work to finish.
+_WAIT_EN = lazy_re(
+    r"\A\W*(?:please\s+|just\s+|only\s+)?(?:wait|sleep|scroll|read|hold(?:\s+off)?|pause|idle|"
+    r"stay|sit|look|browse|skim|listen)(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:don['’]?t|do\s+not|never|no)\s+(?!stop|give\s+up|quit|report|come\s+back|"
+    r"return|finish|end|rest|let\s+up)[A-Za-z]+",
+    re.IGNORECASE,
+)
+_WAIT_ZH = lazy_re(r"\A\W*(?:先|请|你)?(?:等|读|看|滚|翻|停在|别动|不要动)")
+# An end that is a place in what is read, or the user's next move: "until line 50", "直到这里".
+_PLACE_END = lazy_re(
+    r"\A(?:(?:line|page|row|step|chapter|section)\s+\d|the\s+(?:first|next|last|end)\b|"
+    r"you\s+(?:see|find|hit|reach|get\s+to|notice)\b|here\b|this\s+point|now\b)"
+    r"|\A(?:这|那|此|第\s*\d)",
+    re.IGNORECASE,
+)
 _CODE_ZH = lazy_re(r"写一?个|编写|实现一?个(?!功能)|新增一?个|加一?个")
 _QUOTES = lazy_re(r"[\"“”「」『』]")
 # The clause of a sentence that starts a condition sentence of its own ("You're done when …",
@@ -176,8 +192,8 @@ def _rejects(sentence: str, start: int, end: int) -> bool:
         return True
     if _QUOTES.search(sentence) or lead_rejects("shape", lead, lead):
         return True
-    if after and goal_rejects("until", after):
-        return True  # "until lunch", "直到下班为止"
+    if after and (goal_rejects("until", after) or _PLACE_END.match(after)):
+        return True  # "until lunch", "直到下班为止", "until line 50"
     cjk = _COND_ZH.search(sentence) is not None and _COND_EN.search(sentence) is None
     if cjk:
         bare = _HELPER_ZH.sub("", sentence)
@@ -187,6 +203,7 @@ def _rejects(sentence: str, start: int, end: int) -> bool:
             or _SUBJECT_ZH.search(bare[:start])
             or _NEGATION_ZH.search(sentence)
             or _CODE_ZH.search(lead)
+            or _WAIT_ZH.match(sentence)
             or after.startswith(("我", "咱"))
         )
     address = _ADDRESS_EN.match(lead)
@@ -200,4 +217,5 @@ def _rejects(sentence: str, start: int, end: int) -> bool:
         or _NEGATION_EN.search(lead)
         or _CODE_EN.search(lead)
         or _RELATIVE_EN.search(lead)
+        or _WAIT_EN.search(lead)
     )
