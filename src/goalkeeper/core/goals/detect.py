@@ -9,7 +9,11 @@ every test green", "把所有测试都跑通") sets one only when no mechanical 
 code, or in text the prompt asks to translate, summarize or quote; it is someone else's words,
 the user's own plan, the past, a hypothesis or a description of code; its end is a time or a
 question; the goal is a trivial task; or it is too short to hold a loop and names neither an
-architectural change nor a check. ``tests/data/goal_prompts*.jsonl`` measures all of it.
+architectural change nor a check. When no phrase trigger holds, the *shape* of a goal does
+(issue 23, ``core.goals.shape``): a sentence that asks the agent for work with a completion
+condition ("…所有测试通过为止", "you're done when …"), in the present, not quoted, reported,
+asked or past. The goal leaves out what to do after it ("…, then stop"). ``tests/data/goal_*.jsonl``
+measures all of it (``benchmarks/goal_detection.py`` prints the figures).
 
 A detected goal is *coarse* (decision 7, ``core.goals.size``: route it to a multi-stage
 workflow) when it names more than five files, three or more modules, or uses an architecture
