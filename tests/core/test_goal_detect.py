@@ -569,7 +569,7 @@ def test_material_other_speakers_times_and_questions_are_no_goal(prompt: str) ->
         ("keep working until `make test` succeeds", "`make test` succeeds"),
         (
             "Implement the CSV export and keep working until make test succeeds.",
-            "make test succeeds",
+            "Implement the CSV export and keep working until make test succeeds",
         ),
         ("把所有测试都跑通", "把所有测试都跑通"),
         ("别停下来，直到 CI 全绿。", "CI 全绿"),
@@ -584,3 +584,92 @@ def test_orders_and_other_labels_state_a_goal(prompt: str, text: str | None) -> 
         assert _text(prompt) == "`npm test` passes in every locale"
     else:
         assert _text(prompt) == text
+
+
+# ---------------------------------------------------------------------------------------------
+# The shape of a goal (issue 23): a completion condition or a goal label, in the present
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prompt", "goal"),
+    [
+        ("一直做下去，直到 npm test 全部通过。", "一直做下去，直到 npm test 全部通过"),
+        (
+            "把剩下的失败用例都修掉，所有测试通过为止。",
+            "把剩下的失败用例都修掉，所有测试通过为止",
+        ),
+        (
+            "Your goal: migrate the billing service to Postgres and keep its tests green.",
+            "migrate the billing service to Postgres and keep its tests green",
+        ),
+        (
+            "Set a goal: every endpoint in api/ has a contract test that passes.",
+            "every endpoint in api/ has a contract test that passes",
+        ),
+        ("你的目标：把 CI 构建时间压到五分钟以内。", "把 CI 构建时间压到五分钟以内"),
+        (
+            "Convert the callbacks to async/await. You're done when `npm test` passes.",
+            "Convert the callbacks to async/await. You're done when `npm test` passes",
+        ),
+        ("修复登录模块的测试，直到全部通过再停。", "修复登录模块的测试，直到全部通过再停"),
+    ],
+)
+def test_a_completion_condition_or_a_label_states_a_goal(prompt: str, goal: str) -> None:
+    """Phrasings the phrase list missed (issue 23) are goals, whole: the order with its end."""
+    assert _text(prompt) == goal
+
+
+@pytest.mark.parametrize(
+    ("prompt", "goal"),
+    [
+        (
+            "Refactor the router; keep going until the unit and e2e tests pass, then stop and "
+            "summarize.",
+            "Refactor the router; keep going until the unit and e2e tests pass",
+        ),
+        (
+            "Go through the failing snapshots one by one until `npm test` exits 0, then stop.",
+            "Go through the failing snapshots one by one until `npm test` exits 0",
+        ),
+        ("Goal: all tests pass, then stop.", "all tests pass"),
+        (
+            "升级到 Python 3.13，改到所有测试都过了为止，然后停下。",
+            "升级到 Python 3.13，改到所有测试都过了为止",
+        ),
+        ("目标：所有单测通过，然后停下来汇报。", "所有单测通过"),
+    ],
+)
+def test_the_goal_leaves_out_what_to_do_after_it(prompt: str, goal: str) -> None:
+    """ "…, then stop" is an instruction for the end, not part of the goal."""
+    assert _text(prompt) == goal
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "上个季度我们的目标是上线登录页，已经完成了。",
+        "Last sprint our goal was to ship the login page, and we did.",
+        "We set a goal to reach 90% coverage last quarter and hit 88%.",
+        "昨天我一直改到凌晨测试才通过。",
+        "老板说要一直做到所有测试通过为止，你觉得现实吗？",
+        "要不要一直改到测试全部通过再提交？",
+        "不用一直做到测试通过，告诉我哪里错了就行。",
+        "Don't keep going until the tests pass; just tell me what's wrong.",
+        "写一个函数，一直重试直到接口返回 200 为止。",
+        "Add a progress bar that keeps going until the upload finishes.",
+        "This script runs until every job finishes.",
+        "I'll keep going until the tests pass on my machine.",
+        "一直改到我开完会回来。",
+        "keep going until done",
+        "Set a goal: fix the typo in the README",
+        "Wait until the build finishes, then tell me the result.",
+        "Don't merge until CI is green.",
+        "Read the file until line 50 and summarize it.",
+        "读到第 50 行为止，然后总结一下。",
+    ],
+)
+def test_the_shape_without_an_order_now_is_no_goal(prompt: str) -> None:
+    """Past tense, reported speech, questions, negations, code, someone else's plan, a time and
+    a trivial task carry the shape but set no goal."""
+    assert detect_goal(prompt) is None

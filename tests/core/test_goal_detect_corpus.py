@@ -12,6 +12,14 @@ digest of the text) as well as on the whole, so that a rule fitted to one exact 
 ``goal_prompts_holdout.jsonl`` (60 prompts in the same categories, new wording) was written after
 the rules were tuned on the first file and measured once before any change: precision 0.964,
 recall 0.964 (one time bound "until 6" and one "最终目标是" missed). It is kept as a second part.
+
+``goal_shape.jsonl`` and ``goal_shape_holdout.jsonl`` (issue 23, 255 + 80 prompts, en and zh,
+half goals, half anti-triggers) were written for the *shape* of a goal: a request with a
+completion condition or a goal label, against quotes, code, reported speech, past tense,
+questions, hypotheticals, negations, time bounds and trivial tasks. Before the shape rule:
+precision 0.951 / recall 0.500 on the first, 0.923 / 0.300 on the held-out part. The rules were
+tuned on the first file only; the held-out file is never tuned on (tests/data/README.md).
+``benchmarks/goal_detection.py`` prints the same figures with timings.
 """
 
 from __future__ import annotations
@@ -29,6 +37,10 @@ from goalkeeper.core.goals.detect import detect_goal
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "goal_prompts.jsonl"
 HOLDOUT = DATA / "goal_prompts_holdout.jsonl"
+SHAPE = DATA / "goal_shape.jsonl"
+SHAPE_HOLDOUT = DATA / "goal_shape_holdout.jsonl"
+SHAPE_PRECISION = 0.97
+SHAPE_RECALL = 0.95
 PRECISION = 0.95
 RECALL = 0.9
 COARSE_ACCURACY = 0.9
@@ -127,3 +139,29 @@ def test_goal_size(capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         print(f"\ngoal size: {right} of {detected} detected goals sized right; wrong: {wrong}")
     assert detected and right / detected >= COARSE_ACCURACY, wrong
+
+
+def test_the_shape_set_is_balanced() -> None:
+    """At least 300 prompts over both files, both languages, about half of them goals."""
+    rows = _rows(SHAPE) + _rows(SHAPE_HOLDOUT)
+    assert len(rows) >= 300
+    assert len({row["text"] for row in rows}) == len(rows)
+    for lang in ("en", "zh"):
+        assert 0.4 <= sum(row["lang"] == lang for row in rows) / len(rows) <= 0.6, lang
+    assert 0.4 <= sum(row["label"] == "goal" for row in rows) / len(rows) <= 0.6
+
+
+@pytest.mark.parametrize("part", ["all", "en", "zh", "holdout"])
+def test_shape_precision_and_recall(part: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23's targets (precision >= 0.97, recall >= 0.95) on the whole shape set, per
+    language, and on its held-out part alone."""
+    rows = _rows(SHAPE_HOLDOUT) if part == "holdout" else _rows(SHAPE) + _rows(SHAPE_HOLDOUT)
+    if part in ("en", "zh"):
+        rows = [row for row in rows if row["lang"] == part]
+    score, wrong = _score(rows)
+    with capsys.disabled():
+        print(f"\ngoal shape [{part}]: {score}")
+        for line in wrong:
+            print("  " + line)
+    assert score.precision >= SHAPE_PRECISION, wrong
+    assert score.recall >= SHAPE_RECALL, wrong

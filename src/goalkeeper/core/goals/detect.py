@@ -9,7 +9,11 @@ every test green", "把所有测试都跑通") sets one only when no mechanical 
 code, or in text the prompt asks to translate, summarize or quote; it is someone else's words,
 the user's own plan, the past, a hypothesis or a description of code; its end is a time or a
 question; the goal is a trivial task; or it is too short to hold a loop and names neither an
-architectural change nor a check. ``tests/data/goal_prompts*.jsonl`` measures all of it.
+architectural change nor a check. When no phrase trigger holds, the *shape* of a goal does
+(issue 23, ``core.goals.shape``): a sentence that asks the agent for work with a completion
+condition ("…所有测试通过为止", "you're done when …"), in the present, not quoted, reported,
+asked or past. The goal leaves out what to do after it ("…, then stop"). ``tests/data/goal_*.jsonl``
+measures all of it (``benchmarks/goal_detection.py`` prints the figures).
 
 A detected goal is *coarse* (decision 7, ``core.goals.size``: route it to a multi-stage
 workflow) when it names more than five files, three or more modules, or uses an architecture
@@ -27,12 +31,14 @@ from msgspec import Struct
 
 from goalkeeper.core.goals.cues import (
     IMPERATIVE_KINDS,
+    UNTIL_KINDS,
     clause_of,
     goal_rejects,
     is_trivial,
     lead_rejects,
     material_start,
 )
+from goalkeeper.core.goals.shape import is_negated, is_past, shape_goal, trim_trailing
 from goalkeeper.core.goals.size import (
     LIST_ITEM,
     MAX_FILES,
@@ -86,8 +92,11 @@ class GoalIntent(Struct, frozen=True):
 _COMMAND = lazy_re(r"\A\s*/(?:gk-goal|goal)(?=\s|\Z)(.*)\Z", re.DOTALL | re.IGNORECASE)
 # A label at a line start or after a sentence: "Goal:", "Goal -", "goal =>", "目标 ——", "目的：".
 _LINE_TRIGGER = lazy_re(
-    r"(?:^|(?<=[.!?])[ \t]+|(?<=[。！？]))[ \t]*(?:[-*+][ \t]+)?(?:(?:the|our|my)[ \t]+)?"
-    r"(?:\*\*|__)?(?:goal|objective|目标|目的|任务目标|本次目标)(?:\*\*|__)?"
+    r"(?:^|(?<=[.!?])[ \t]+|(?<=[。！？]))[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?"
+    r"(?:(?:the|our|my|your|new|set[ \t]+(?:a|the|a[ \t]+new|one)|your[ \t]+task['’]s)[ \t]+)?"
+    r"(?:goal|objective|(?:你的|新的?|设定一?个?|设一个|本轮|这一?轮的?)?"
+    r"(?:目标|目的|任务目标|本次目标))"
+    r"(?:[ \t]+for[ \t]+(?:this|the|today['’]?s?)(?:[ \t]+[A-Za-z]+)?)?(?:\*\*|__)?"
     r"(?:[ \t]*[:：]|[ \t]+(?:--?|—|–)(?=[ \t])|[ \t]*(?:——|=>|->|→))(?:\*\*|__)?",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -108,7 +117,9 @@ _ZH_GET = (
 )
 _INLINE_TRIGGER = lazy_re(
     r"(?P<zh>(?:我们?|咱们|这次|本次|今天|这一?轮|当前|最终|终极)的?目标(?:就)?是)"
-    r"|(?<![A-Za-z])(?P<en>(?:my|our|the)\s+(?:(?:main|only|real|overall|end)\s+)?goal"
+    r"|(?<![A-Za-z])(?P<set>set\s+(?:a|the|one)\s+(?:new\s+)?goal(?:\s+for\s+(?:this|the)\s+\w+)?"
+    r"\s+(?:to|of))(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?P<en>(?:my|our|the|your)\s+(?:(?:main|only|real|overall|end)\s+)?goal"
     r"(?:\s+(?:for|in)\s+(?:this|the|today['’]?s?)(?:\s+[A-Za-z]+)?|\s+(?:here|today|now))?"
     r"\s+is)(?:\s+to)?(?![A-Za-z])"
     r"|(?<![A-Za-z])(?P<until>(?:keep\s+(?:going|working|iterating|trying|fixing|pushing|"
@@ -121,6 +132,14 @@ _INLINE_TRIGGER = lazy_re(
     re.IGNORECASE,
 )
 _TILL_END = lazy_re(r"为止")
+# What stands before "直到"/"until" without being an order of its own: "别停下来，直到 CI 全绿".
+_NO_ORDER = lazy_re(
+    r"[\s\x01,，]*(?:请|你|please|ok(?:ay)?|alright|so|now|just)?[\s,，]*"
+    r"(?:(?:不要|别|不)停(?:下来?)?|持续|继续|坚持|一直做下去|一直做|don['’]?t\s+stop|"
+    r"do\s+not\s+stop|keep\s+going|keep\s+at\s+it|go\s+on)?[\s\x01,，]*",
+    re.IGNORECASE,
+)
+_SET_LEAD = lazy_re(r"(?:\s|please|pls|now|so|ok(?:ay)?|let['’]?s|let\s+us)*", re.IGNORECASE)
 # "直到" without "为止" ends a loop only after an order not to stop: "不要停，直到 CI 全绿".
 _TILL_ORDER = lazy_re(r"不要停|别停|不停|持续|继续|坚持")
 _SENTENCE_END = lazy_re(r"[。！？!?]|\.(?=\s|$)")
@@ -211,8 +230,11 @@ def detect_goal(prompt: str) -> GoalIntent | None:
             break  # "Translate to Chinese: My goal is …": the rest is the text to translate
         found = _phrase_goal(text, masked, start, end, kind)
         if found is not None:
-            return _intent(found, "phrase")
-    return None
+            return _intent(trim_trailing(found), "phrase")
+    shaped = shape_goal(text, masked, len(masked) if material is None else material)
+    if shaped is None or _anti_trigger(shaped):
+        return None
+    return _intent(shaped, "phrase")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,7 +258,7 @@ def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str
         ends = list(_SENTENCE_END.finditer(sentence))
         if ends:
             sentence = sentence[ends[-1].end() :]
-        if lead_rejects(kind, sentence, clause_of(sentence, kind)):
+        if lead_rejects(kind, sentence, clause_of(sentence, kind)) or is_negated(sentence):
             return None
     if kind in IMPERATIVE_KINDS:
         end = start
@@ -261,9 +283,29 @@ def _phrase_goal(text: str, masked: str, start: int, end: int, kind: str) -> str
             return None
         raw = raw[: till.start()] if till else raw
     goal = _clean(raw)
+    if kind in ("en", "zh", "set") and (is_past(sentence) or is_past(goal)):
+        return None  # "上个季度我们的目标是上线登录页，已经完成了": a report, not a goal
+    if kind == "set" and not _SET_LEAD.fullmatch(clause_of(sentence, "until")):
+        return None  # "we set a goal to …": the user's own account
     if not goal or goal.endswith(("?", "？")) or goal_rejects(kind, goal) or _anti_trigger(goal):
         return None
-    return goal
+    return _with_order(text, start, end, sentence, kind, goal)
+
+
+def _with_order(text: str, start: int, end: int, sentence: str, kind: str, goal: str) -> str:
+    """An end to work towards keeps the order it ends: "Migrate the endpoints, keep working
+    until the API tests pass" is that whole request, not "the API tests pass" alone. A bare
+    "keep going until X" has no order before it: its goal is X."""
+    if kind not in UNTIL_KINDS:
+        return goal
+    clause = clause_of(sentence, kind)
+    order = _clean(sentence[: len(sentence) - len(clause)])
+    if not order or _NO_ORDER.fullmatch(order):
+        return goal
+    lead = _clean(text[start - len(sentence) : end])
+    joiner = " " if _ALNUM.match(goal[:1]) or goal[:1] == "`" else ""
+    joiner = " " if _ALNUM.match(lead[-1:]) else joiner
+    return f"{lead}{joiner}{goal}"
 
 
 def _paragraph_end(masked: str, pos: int) -> int:
