@@ -6,7 +6,9 @@ goalkeeper takes a goal-setting prompt as the user's only when the host's own re
 hook payload names (``transcript_path``, ``~/.gemini/tmp/<project>/chats/session-….json``). In
 the 0.61.0 bundle ``GeminiClient.sendMessageStream`` fires ``BeforeAgent``
 (``fireBeforeAgentHookSafe``) *before* ``processTurn`` → ``GeminiChat.sendMessageStream``, which
-is where ``chatRecordingService.recordMessage({type: "user", …})`` writes the prompt: there is
+is where ``chatRecordingService.recordMessage({type: "user", …})`` writes the prompt
+(``bundle/chunk-JDPZ4CE3.js``, which ``bundle/gemini.js`` imports: the hook at line 346747,
+``processTurn`` at 346772, ``recordMessage`` of the user's message at 332001): there is
 nothing to verify a ``BeforeAgent`` prompt against, so goalkeeper does not pretend to. (The
 interactive UI also appends the prompt to ``logs.json`` before sending it, but ``gemini -p``
 does not, so that file cannot tell a headless user's prompt from a forged one either.)
