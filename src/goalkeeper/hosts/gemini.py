@@ -21,6 +21,11 @@ Translation only (see ``../shared/reference/gemini-offline-e2e.md``; Gemini CLI 
   said (the guidance, the todo rule, the workflow routes and procedure) was in the chat cleared.
 - ``PreCompress`` fires before every model call, compressed or not (0.61.0): nothing to say.
 
+A ``BeforeAgent`` prompt is taken as the user's unverified (issue 21): 0.61.0 fires the hook
+before it writes the prompt to its own record (``transcript_path``, the chat file), so a
+``BeforeAgent`` the agent pipes into ``goalkeeper hook gemini`` cannot be told from the user's.
+The order and the source lines: ``tests/e2e/test_gemini_prompt_record.py``.
+
 ``answer_hook`` is the only broad ``except``: any failure answers ``{"systemMessage": …}`` and
 lets the agent stop (fail open). stdout carries only the JSON answer.
 """

@@ -7,6 +7,14 @@ order; the settle timer (Pi 0.73.x) and a scheduled retry run on timer threads a
 same lock. Nothing here may take Pi down: a line that cannot be used gets an ``error`` line, an
 internal failure answers "no change" (Pi's default) and tells the user, and the extension
 restarts this process once if it dies.
+
+Whose prompt it is (issue 21): an ``input`` line is the user's because it comes down the pipe
+the extension opened inside Pi, not because any record says so. A same-user shell can still
+forge one: start its own ``goalkeeper bridge pi`` (the trust guard refuses the plain command
+line, no more), or write a line into this process's stdin through ``/proc/<pid>/fd/0``. The
+record that could settle it is Pi's session file; whether Pi has written the prompt there when
+``input`` fires (an interceptor, before Pi acts on the text) is not established, and no check
+against it is made here.
 """
 
 from __future__ import annotations
