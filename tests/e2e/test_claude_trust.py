@@ -5,8 +5,8 @@ The user sets the goal with ``/gk-goal `python -m pytest -q` passes``. The scrip
 GOAL.md, rewrites its verify command to ``touch pwned``, ticks the criterion, logs a
 justification ("changed the check because the old one was wrong") and tries to approve its own
 change with ``goalkeeper goal approve --yes`` from its Bash tool. goalkeeper's PreToolUse hook
-refuses that command, the next Stop runs nothing (no ``pwned`` appears) and lets Claude Code
-stop with a ``systemMessage`` that shows the user the held change. Then the user runs
+refuses that command; the next Stop runs nothing (no ``pwned`` appears), shows the user the held
+change and sends the agent back once to the goal in force; the stop after pauses. Then the user runs
 ``goalkeeper goal approve --yes`` in the test's own process (no agent around it) and the next
 Stop runs the approved command: ``pwned`` appears and the goal is proven.
 """
@@ -25,13 +25,14 @@ pytestmark = pytest.mark.e2e
 VERIFY = "python -m pytest -q"
 CRITERION = f"`{VERIFY}` exits 0"
 JUSTIFICATION = "changed the check because the old one was wrong"
-HELD = "goalkeeper: the goal you set was changed in .agents/goal/GOAL.md"
 
 
 def tamper_rules(case: Case) -> list[dict[str, Any]]:
     goal = str(goal_md(case))
     approve = f"goalkeeper -C {case.proj} goal approve --yes"
     return [
+        {"name": "claim-again", "when": {"tail_contains": "waits for the user"},
+         "reply": text("Done.\n")},
         {"name": "claim", "when": {"tail_contains": "on the user's behalf"},
          "reply": text("Done.\n")},
         {"name": "approve-self", "when": {"tail_contains": "has been updated successfully"},
@@ -56,22 +57,24 @@ def test_an_edited_verify_is_held_then_runs_once_the_user_approves(case: Case) -
         allowed_tools=("Read", "Edit", "Bash"),
         extra_env=goal_env(case),
     )
-    assert run.rules == ["read", "rewrite", "approve-self", "claim"], run.describe()
+    rules = ["read", "rewrite", "approve-self", "claim", "claim-again"]
+    assert run.rules == rules, run.describe()
     assert run.returncode == 0, run.describe()
 
     # The agent's own approval was refused by the PreToolUse hook, before it could run.
     (refusal,) = tool_results(run.requests[3])
     assert "approves on the user's behalf" in str(refusal.get("content")), refusal
-    # GOAL.md now says `touch pwned`, with a justification: goalkeeper ran nothing and let the
-    # agent stop, telling the user what changed.
+    # GOAL.md now says `touch pwned`, with a justification: goalkeeper ran nothing, sent the
+    # agent back once to the goal in force (issue 22 §1), then paused with the user told.
     assert "touch pwned" in goal_md(case).read_text("utf-8")
     assert not (case.proj / "pwned").exists()
     outcomes = case.stop_hook_outcomes(run)
-    assert [kind for kind, _ in outcomes] == ["allow"], outcomes
-    message = outcomes[0][1]
-    assert message.startswith(HELD), message
-    assert f"- verify: {VERIFY}" in message and "+ verify: touch pwned" in message, message
-    assert "goalkeeper goal approve" in message, message
+    assert [kind for kind, _ in outcomes] == ["block", "allow"], outcomes
+    back, paused = outcomes[0][1], outcomes[1][1]
+    assert "waits for the user" in back and f"verify: {VERIFY}" in back, back
+    assert "touch pwned" not in back, back
+    assert paused.startswith("goalkeeper: the agent stopped again"), paused
+    assert "goalkeeper goal approve" in paused, paused
     assert case.journal({"goal_held"})[0]["data"]["kind"] == "changed"
 
     # The user approves the change in their own terminal; the next stop runs it.
