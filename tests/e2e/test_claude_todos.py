@@ -31,6 +31,11 @@ from .harness import Case, Run, stop_feedback, tool_results
 
 pytestmark = pytest.mark.e2e
 
+AWAITING = (
+    "goalkeeper: awaiting your acceptance (not verified) — #1 greet.sh prints hello. Check "
+    "each, then run `goalkeeper todo accept ID` in your own terminal."
+)  # issue 22 §2: an effect claim is left to the user, who is told at the stop
+
 TODO = "mcp__goalkeeper__todo"
 TODO_ENV = {"GOALKEEPER_NO_PLAN": "silent", "GOALKEEPER_TODO_QUIET_AFTER_MS": "0"}
 NATIVE_TODO_ENV = {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "1", "CLAUDE_CODE_ENABLE_TASKS": "0"}
@@ -253,7 +258,7 @@ def test_completion_without_evidence_is_refused_then_accepted_with_evidence(case
     # Every call went through goalkeeper's PreToolUse hook into the session of this run.
     assert_session_handed_over(case, run)
     # Nothing was left open: the one Stop is allowed, without an ultimatum.
-    assert case.stop_hook_outcomes(run) == [("allow", "")]
+    assert case.stop_hook_outcomes(run) == [("allow", AWAITING)]  # an effect: the user's
     assert stop_feedback(run.requests[-1]) == []
 
     assert journal_data(case, "todo_refused") == [
@@ -477,7 +482,7 @@ def test_within_the_default_quiet_window_an_open_item_gets_no_ultimatum(case: Ca
     assert run.rules == ["create-1", "create-2", "complete-1", "settle"], run.describe()
     assert_clean_exit(run)
     assert_no_stray_traffic(run)
-    assert case.stop_hook_outcomes(run) == [("allow", "")]
+    assert case.stop_hook_outcomes(run) == [("allow", AWAITING)]  # an effect: the user's
     assert journal_data(case, "todo_ultimatum") == []
     tasks = todo_tasks(case, run.result["session_id"])
     assert [(t["id"], t["status"]) for t in tasks] == [(1, "completed"), (2, "pending")], tasks
