@@ -197,19 +197,23 @@ People can trust the calculator's sums.
 
 
 def test_run_exits_1_when_goalkeepers_continuations_run_out(case: Case) -> None:
-    """A plan's key result stays open; the agent claims completion again and again; with one
-    continuation allowed goalkeeper pauses at its cap: not done."""
+    """A plan's key result stays open; the agent claims completion, is sent back, then stops
+    without a claim; with one continuation allowed goalkeeper pauses at its cap: not done.
+    (The same refused claim twice would pause on its own: issue 22 §7.)"""
     write_project(case)
     (case.proj / "plan").mkdir()
     (case.proj / "plan" / "calc.md").write_text(PLAN, "utf-8")
-    rules = [{"name": "complete", "reply": text("All done.\n\n[PDCA] complete\n")}]
+    rules = [
+        {"name": "still", "when": {"tail_contains": "gate"}, "reply": text("Still on it.\n")},
+        {"name": "complete", "reply": text("All done.\n\n[PDCA] complete\n")},
+    ]
     run = gk_run(case, rules, [], extra_env={"GOALKEEPER_MAX_CONTINUATIONS": "1",
                                              "GOALKEEPER_NO_PLAN": ""})  # fmt: skip
     assert run.returncode == 1, run.describe()
     assert run.result["outcome"] == "not_done", run.describe()
     assert run.result["continuations"] == 1, run.describe()
     assert "max_continuations" in run.result["reason"], run.describe()
-    assert run.rules == ["complete", "complete"], run.describe()
+    assert run.rules == ["complete", "still"], run.describe()
     assert_nothing_installed(case)
 
 
