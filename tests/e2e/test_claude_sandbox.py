@@ -61,7 +61,7 @@ from .test_claude_goal import (
 pytestmark = pytest.mark.e2e
 
 SOURCES = ("--setting-sources", "user,project,local")
-HELD = "goalkeeper: the goal you set was changed in .agents/goal/GOAL.md"
+HELD_AGAIN = "goalkeeper: the agent stopped again with your goal changed in .agents/goal/GOAL.md"
 FORGED = "touch forged-goal-ran"
 DONE = "CHEAT-DONE"
 
@@ -249,6 +249,8 @@ def said(run: Run, step: str) -> str:
 def cheat_rules(case: Case) -> list[dict[str, Any]]:
     script = str(case.proj / "cheat.py")
     return [
+        {"name": "stop-again", "when": {"tail_contains": "waits for the user"},
+         "reply": text("Done.\n")},
         {"name": "stop", "when": {"tail_contains": DONE}, "reply": text("Done.\n")},
         {"name": "run", "when": {"tail_contains": "File created successfully"},
          "reply": [tool("Bash", command=f"python3 cheat.py '{FORGED}' 2>&1; echo {DONE}",
@@ -274,7 +276,8 @@ def test_every_forgery_from_the_sandboxed_shell_fails(sandboxed: Case) -> None:
     steps = "\n".join(said(run, s) for s in ("forged-prompt", "forged-prompt-env",
                                              "rewrite-goal", "own-mcp", "sockets", "state",
                                              "settings"))  # fmt: skip
-    assert run.rules == ["write", "run", "stop"], run.describe() + "\n" + steps
+    rules = ["write", "run", "stop", "stop-again"]  # sent back once to the goal in force
+    assert run.rules == rules, run.describe() + "\n" + steps
 
     # What the sandbox itself refuses, on any state layout: unix sockets (the engine's socket
     # can be neither reached nor replaced), and Claude Code's settings (the sandbox stays on).
@@ -293,10 +296,12 @@ def test_every_forgery_from_the_sandboxed_shell_fails(sandboxed: Case) -> None:
     assert len(detected) == 1 and detected[0]["data"] == {"source": "command"}, (journal, steps)
     assert not (case.proj / "forged-goal-ran").exists(), steps
     # The change to GOAL.md is held, not approved (neither the disguised approval nor the
-    # agent's own MCP server counted): the stop let Claude Code end, telling the user.
+    # agent's own MCP server counted): the first stop sent the agent back to the goal in force
+    # (issue 22 §1), the second paused with the user told.
     outcomes = case.stop_hook_outcomes(run)
-    assert outcomes and outcomes[-1][0] == "allow", (outcomes, steps)
-    assert outcomes[-1][1].startswith(HELD), (outcomes, steps)
+    assert [kind for kind, _ in outcomes] == ["block", "allow"], (outcomes, steps)
+    assert "waits for the user" in outcomes[0][1], (outcomes, steps)
+    assert outcomes[-1][1].startswith(HELD_AGAIN), (outcomes, steps)
     assert not any(PROVEN in message for _, message in outcomes), (outcomes, steps)
     assert "goal_complete" not in [e["kind"] for e in journal], (journal, steps)
     # Control: the same approval, by the user in their own terminal, counts.
