@@ -11,7 +11,9 @@ from goalkeeper.store.db import Store, StoreDamaged, state_path
 
 
 def test_a_newer_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
-    Store(tmp_path).connection()  # create it
+    created = Store(tmp_path)
+    created.connection()  # create it
+    created.close()  # now, not whenever the collector gets to it (its close may checkpoint)
     path = state_path(tmp_path)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA user_version = 99")
