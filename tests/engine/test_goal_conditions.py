@@ -10,13 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.config import Config
 from goalkeeper.core.goals.verify import verify_request
 from goalkeeper.core.values import Close, Pause, UserPrompt
-from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.store.conditions import resolve_conditions
 from goalkeeper.store.goalfile import load_goal
-from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock, FakeRunner
+from goalkeeper.testing import FakeRunner, supervisor
 from tests.engine.test_goal_loop import Outputs, settle, text, tick_criteria
 
 
@@ -122,20 +120,9 @@ def test_a_folder_that_is_not_there_or_not_plain_has_no_command(
 # --- the goal keeps every condition -----------------------------------------------------------
 
 
-def supervisor(root: Path, outputs: Outputs) -> Supervisor:
-    return Supervisor(
-        root,
-        Config(no_plan="silent", lang="en"),
-        host="test",
-        capabilities=CLAUDE_CAPABILITIES,
-        clock=FakeClock(),
-        runner=FakeRunner(outputs),
-    )
-
-
 def test_the_goal_verifies_every_condition_and_says_what_each_became(tmp_path: Path) -> None:
     python_project(tmp_path, '"pytest-cov"')
-    sup = supervisor(tmp_path, Outputs())
+    sup = supervisor(tmp_path, FakeRunner(Outputs()))
     actions = sup.handle(
         [UserPrompt("s", "/gk-goal pytest passes and coverage is at least 80%")]
     ).actions
@@ -152,7 +139,7 @@ def test_a_condition_without_a_command_keeps_the_goal_from_being_proven(tmp_path
     is not proven, the user is asked to settle it, and the agent ticking it changes nothing."""
     python_project(tmp_path)  # no coverage tool declared
     outputs = Outputs()
-    sup = supervisor(tmp_path, outputs)
+    sup = supervisor(tmp_path, FakeRunner(outputs))
     actions = sup.handle(
         [UserPrompt("s", "/gk-goal pytest passes and coverage is at least 80%")]
     ).actions
@@ -175,7 +162,7 @@ def test_a_condition_without_a_command_keeps_the_goal_from_being_proven(tmp_path
 
 def test_a_goal_whose_conditions_all_have_commands_is_proven_as_before(tmp_path: Path) -> None:
     python_project(tmp_path)
-    sup = supervisor(tmp_path, Outputs())
+    sup = supervisor(tmp_path, FakeRunner(Outputs()))
     sup.handle([UserPrompt("s", "/gk-goal 所有测试通过，且 ruff 无告警")])
     doc = load_goal(tmp_path)
     assert doc is not None and doc.goal is not None
