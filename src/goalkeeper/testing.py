@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
@@ -64,3 +65,23 @@ def context(
     """A guard context; a plan given as text is parsed as ``plan/topic.md``."""
     doc = plan_doc(plan) if isinstance(plan, str) else plan
     return Context(now, config or Config(), make_say(lang), lang, doc, capabilities)
+
+
+if TYPE_CHECKING:
+    from goalkeeper.engine.ports import Runner
+    from goalkeeper.engine.supervisor import Supervisor
+
+
+def supervisor(project: Path, runner: Runner, *, lang: Lang = "en") -> Supervisor:
+    """An engine for ``project`` as a Claude Code session sees it, on a clock that only moves
+    when told, with plans not required and ``runner`` running its commands."""
+    from goalkeeper.engine.supervisor import Supervisor
+
+    return Supervisor(
+        project,
+        Config(no_plan="silent", lang=lang),
+        host="test",
+        capabilities=CLAUDE_CAPABILITIES,
+        clock=FakeClock(),
+        runner=runner,
+    )

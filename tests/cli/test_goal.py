@@ -204,7 +204,10 @@ def test_prose_goal_without_inferable_command_is_set_but_exits_1(
     code, status = gk_json(capsys, tmp_path, "status")
     assert code == 0
     assert status["objective"] == "all tests pass" and status["status"] == "active"
-    assert status["verify"] == [] and status["criteria"] == []
+    assert status["verify"] == []  # the condition it names is kept, for the user to settle
+    unchecked = "tests pass (no command checks this: only the user can settle it)"
+    assert status["criteria"] == [{"text": unchecked, "state": "open"}]
+    assert "tests pass → no command found in this project" in out
     code, _, _ = gk(capsys, tmp_path, "set", "--replace", "--verify", "true", "all tests pass")
     assert code == 0  # the hint works as written: the goal now has a verify
 

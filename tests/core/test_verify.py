@@ -585,7 +585,8 @@ def test_a_named_command_does_not_drop_the_other_conditions(
 ) -> None:
     """A command written out and a condition said in prose are both kept: the prose condition
     becomes a kind the project's own command is inferred for."""
-    assert verify_request(text) == VerifyRequest(commands, kinds)
+    asked = verify_request(text)
+    assert (asked.commands, asked.kinds) == (commands, kinds)
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.config import Config
 from goalkeeper.core.values import Action, Continue, Notify, Pause
 from goalkeeper.engine.supervisor import Supervisor
-from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock, FakeRunner
+from goalkeeper.testing import FakeRunner, supervisor
 from tests.engine.test_goal_loop import Outputs, say_goal, settle
 
 
@@ -22,15 +21,7 @@ def sup(tmp_path: Path) -> tuple[Supervisor, Outputs]:
         "def test_add():\n    assert add(1, 2) == 3\n", encoding="utf-8"
     )
     outputs = Outputs()
-    supervisor = Supervisor(
-        tmp_path,
-        Config(no_plan="silent", lang="en"),
-        host="test",
-        capabilities=CLAUDE_CAPABILITIES,
-        clock=FakeClock(),
-        runner=FakeRunner(outputs),
-    )
-    return supervisor, outputs
+    return supervisor(tmp_path, FakeRunner(outputs)), outputs
 
 
 def said(actions: tuple[Action, ...], kind: type) -> list[str]:

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.config import Config
 from goalkeeper.core.values import Activity, Close, Continue, Settled, UserPrompt
 from goalkeeper.engine.ports import SubprocessRunner
 from goalkeeper.engine.supervisor import Supervisor
-from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock
+from goalkeeper.testing import supervisor
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
 BUGGY = "def add(a, b):\n    return a - b\n"
@@ -45,14 +44,7 @@ def _project(root: Path, data: str, test: str) -> Supervisor:
     for rel, text in ((data, "2 3 5\n1 1 2\n"), (test, _reads(data))):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, "utf-8")
-    return Supervisor(
-        root,
-        Config(no_plan="silent", lang="en"),
-        host="test",
-        capabilities=CLAUDE_CAPABILITIES,
-        clock=FakeClock(),
-        runner=SubprocessRunner(),
-    )
+    return supervisor(root, SubprocessRunner())
 
 
 def _settle(sup: Supervisor) -> list[str]:

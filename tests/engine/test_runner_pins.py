@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.config import Config
 from goalkeeper.core.values import Activity, Close, Continue, Pause, Settled, UserPrompt
 from goalkeeper.engine.ports import SubprocessRunner
 from goalkeeper.engine.supervisor import Supervisor
-from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock
+from goalkeeper.testing import supervisor
 
 REAL = f'#!/bin/sh\nexec {sys.executable} -m pytest -q -p no:cacheprovider "$@"\n'
 SHIM = '#!/bin/sh\necho "2 passed in 0.01s"\nexit 0\n'
@@ -41,14 +40,7 @@ def _sup(root: Path, monkeypatch: pytest.MonkeyPatch) -> Supervisor:
     )
     bins = [str(root / ".venv" / "bin"), str(root / "node_modules" / ".bin")]
     monkeypatch.setenv("PATH", os.pathsep.join([*bins, os.environ.get("PATH", "")]))
-    return Supervisor(
-        root,
-        Config(no_plan="silent", lang="en"),
-        host="test",
-        capabilities=CLAUDE_CAPABILITIES,
-        clock=FakeClock(),
-        runner=SubprocessRunner(),
-    )
+    return supervisor(root, SubprocessRunner())
 
 
 def _settle(sup: Supervisor) -> list[str]:

@@ -403,6 +403,23 @@ class KeepTests(Struct, frozen=True):
     key: str
 
 
+class GoalCondition(Struct, frozen=True):
+    """A condition a goal names in prose (``core.goals.conditions``): its kind (tests, types,
+    lint, build, coverage) and what the user said of it, which the project layer turns into a
+    command (``store.conditions``) or, when none fits, a criterion the goal cannot be proven
+    without."""
+
+    kind: str
+    words: str
+    """The user's words for it ("coverage is at least 80%"), shown back as its criterion."""
+    tool: str = ""
+    """A tool they named for it (``ruff``, ``mypy``, ``tsc`` …): that one, not another."""
+    path: str = ""
+    """tests: the folder they named ("every test in tests/unit")."""
+    threshold: int = 0
+    """coverage: the minimum percent."""
+
+
 class SetGoal(Struct, frozen=True):
     """Record a new goal in GOAL.md. The engine fills in what needs the project: verify
     commands inferred for ``kinds`` when none were given, and the test fingerprint."""
@@ -419,6 +436,9 @@ class SetGoal(Struct, frozen=True):
     """The user set it (a prompt, a command in their own terminal): its promise is approved
     with it. An untrusted one (``goalkeeper goal set`` from an agent's shell) is written to
     GOAL.md as a proposal that is held until the user approves it."""
+    conditions: tuple[GoalCondition, ...] = ()
+    """The prose conditions with what the user said of each (``kinds`` is their kinds alone,
+    for callers that have nothing more)."""
 
 
 class ApproveGoal(Struct, frozen=True):

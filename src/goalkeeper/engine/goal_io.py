@@ -38,6 +38,7 @@ from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
     from goalkeeper.core.proof.test_summary import TestSummary
+    from goalkeeper.store.conditions import ConditionCheck
     from goalkeeper.store.db import Store
 
 
@@ -156,9 +157,20 @@ def _set_goal(
     if live and existing and existing.goal and existing.goal.status != "complete":
         key = "goal.exists.blocked" if existing.goal.status == "blocked" else "goal.exists"
         return [Notify(say(key, objective=existing.goal.objective), "warning")]
-    inferred = infer_verify_commands(project, action.kinds, test_command)
+    if action.conditions:  # each named condition to its command, or kept for the user
+        from goalkeeper.store.conditions import resolve_conditions
+
+        checks = resolve_conditions(project, action.conditions, test_command)
+        inferred = tuple(c for check in checks for c in check.commands)
+    else:
+        checks = ()
+        inferred = infer_verify_commands(project, action.kinds, test_command)
     verify = tuple(dict.fromkeys((*action.verify, *inferred)))  # every condition the goal names
     criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
+    unchecked = [check.condition for check in checks if not check.commands]
+    criteria += [
+        Criterion(say("goal.criterion.unchecked", words=c.words), "open") for c in unchecked
+    ]
     stages = [stage for stage in action.stages if not (verify and restates_the_check(stage))]
     criteria += [
         Criterion(say("goal.criterion.stage", n=i, stage=stage), "open")
@@ -198,11 +210,30 @@ def _set_goal(
             say("goal.recorded_user", source=source, objective=action.objective, verify=verify_text)
         ),
     ]
+    if checks:
+        said.append(_conditions_notice(checks, say))
     if not verify:
         said.append(Notify(say("goal.no_verify_user"), "warning"))
     if not action.trusted:
         said.append(Notify(say("trust.goal.proposed", path=shown, agent=action.source), "warning"))
     return said
+
+
+def _conditions_notice(checks: Sequence[ConditionCheck], say: Say) -> Notify:
+    """What each condition the goal names became (issue 23: nothing is dropped silently); a
+    warning when one has no command, since the goal cannot be proven until the user settles it."""
+    lines = [
+        say(
+            "goal.condition.checked",
+            words=c.condition.words,
+            commands=", ".join(f"`{x}`" for x in c.commands),
+        )
+        if c.commands
+        else say("goal.condition.unchecked", words=c.condition.words)
+        for c in checks
+    ]
+    text = say("goal.conditions_user", items="\n".join(lines))
+    return Notify(text, "info" if all(c.commands for c in checks) else "warning")
 
 
 def run_verification(

@@ -120,6 +120,7 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
         intent.stages if intent.coarse else (),
         intent.source,
         replace=intent.source == "command",
+        conditions=asked.conditions,
     )
     confirm = confirm_detected(intent.text, intent.source, ctx)
     record = Record("goal_detected", {"source": intent.source})

@@ -231,7 +231,14 @@ def _passed(
         held = hidden_failed(facts.hidden, s.tests_held == key, ctx)
         return Verdict((passed, *held), replace(s, tests_held=key))
     proven = _proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
-    open_criteria = tuple(c for c in goal.open_criteria if c.text not in proven)
+    unchecked = _unchecked_criteria(goal)  # the user's to settle: ticked or not, they hold
+    open_criteria = tuple(
+        c for c in goal.open_criteria if c.text not in proven and c.text not in unchecked
+    )
+    if not open_criteria and unchecked:  # issue 23: a proof of part is not proof of the goal
+        items = "\n".join(f"- {text}" for text in unchecked)
+        pause = Pause(say("goal.unchecked_user", items=items))
+        return Verdict((passed, pause, Record("goal_unchecked", {"n": len(unchecked)})), s)
     if open_criteria:
         items = "\n".join(f"- [ ] {c.text}" for c in open_criteria)
         text = say("goal.criteria_open", commands=commands, path=doc.path, items=items)
@@ -273,6 +280,24 @@ def _proven_criteria(goal: Goal) -> tuple[str, ...]:
         for lang in ("en", "zh")
     }
     return tuple(c.text for c in goal.open_criteria if " ".join(c.text.split()) in own)
+
+
+def _unchecked_criteria(goal: Goal) -> tuple[str, ...]:
+    """The criteria goalkeeper wrote for conditions no command checks ("coverage is at least
+    80% (no command checks this …)", in either language), in any state: the agent's tick or
+    cancel in GOAL.md does not settle them; the user drops them (``goal approve``) or gives a
+    command."""
+    from goalkeeper.core.messages import render
+
+    marks = [
+        render(lang, "goal.criterion.unchecked", words="\x00").split("\x00")
+        for lang in ("en", "zh")
+    ]
+    return tuple(
+        c.text
+        for c in goal.criteria
+        if any(len(m) == 2 and c.text.startswith(m[0]) and c.text.endswith(m[1]) for m in marks)
+    )
 
 
 ASK_KEY = "goal.blocked"

@@ -36,8 +36,8 @@ _NPM_PLACEHOLDER = lazy_re(r"no test specified", re.IGNORECASE)
 _MAKE_RULE = lazy_re(r"^([A-Za-z0-9_.%/ -]+?)[ \t]*::?(?!=)", re.MULTILINE)
 
 
-class _Project(Struct, frozen=True):
-    """What the project's configuration says, read once."""
+class ProjectFacts(Struct, frozen=True):
+    """What the project's configuration says, read once (``read_project``)."""
 
     scripts: Mapping[str, str]
     runner: str  # npm, pnpm or yarn, by lockfile
@@ -50,6 +50,11 @@ class _Project(Struct, frozen=True):
     tsconfig: bool
     cargo: bool
     go: bool
+    python_deps: frozenset[str] = frozenset()
+    """Python tools the project declares that a condition may need (``pytest-cov``,
+    ``coverage``), from its pyproject, setup.cfg, tox.ini and requirements files."""
+    js_deps: frozenset[str] = frozenset()
+    """``package.json``'s dependency and devDependency names."""
 
 
 class ProjectTests(Struct, frozen=True):
@@ -75,7 +80,7 @@ def project_tests(project: Path, configured: str | None = None) -> ProjectTests:
     return _project_tests(_read_project(project))
 
 
-def _project_tests(p: _Project) -> ProjectTests:
+def _project_tests(p: ProjectFacts) -> ProjectTests:
     suites = _test_suites(p)
     verify = ["make test"] if "test" in p.make_targets else [suite[0] for suite in suites]
     accepted = tuple(dict.fromkeys(c for suite in suites for c in suite))
@@ -95,18 +100,37 @@ def infer_verify_commands(
     p = _read_project(project)
     out: list[str] = []
     for kind in kinds:
-        if kind == "tests":
-            found = list((test_command,) if test_command and test_command.strip() else _tests(p))
-        elif kind == "types":
-            found = _types(p)
-        elif kind == "lint":
-            found = _lint(p)
-        elif kind == "build":
-            found = _build(p)
-        else:
-            found = []
-        out.extend(c for c in found if c not in out)
+        out.extend(c for c in kind_commands(p, kind, test_command) if c not in out)
     return tuple(out)
+
+
+def read_project(project: Path) -> ProjectFacts:
+    """The project's configuration, read once, for callers that ask more than one question of
+    it (``store.conditions``)."""
+    return _read_project(project)
+
+
+def kind_commands(p: ProjectFacts, kind: str, test_command: str | None = None) -> list[str]:
+    """The project's own commands for one kind of check (``infer_verify_commands``'s rule)."""
+    if kind == "tests":
+        return list((test_command,) if test_command and test_command.strip() else _tests(p))
+    if kind == "types":
+        return _types(p)
+    if kind == "lint":
+        return _lint(p)
+    if kind == "build":
+        return _build(p)
+    return []
+
+
+def python_runner(p: ProjectFacts, tool: str) -> str:
+    """``tool`` as this project runs a Python tool (``uv run`` in a uv project)."""
+    return _py(p, tool)
+
+
+def js_runner(p: ProjectFacts, script: str) -> str:
+    """``npm test`` / ``pnpm run lint``: a package.json script as the lockfile's manager runs it."""
+    return _run(p, script)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,23 +138,23 @@ def infer_verify_commands(
 # ---------------------------------------------------------------------------------------------
 
 
-def _run(p: _Project, script: str) -> str:
+def _run(p: ProjectFacts, script: str) -> str:
     return f"{p.runner} test" if script == "test" else f"{p.runner} run {script}"
 
 
-def _py(p: _Project, tool: str) -> str:
+def _py(p: ProjectFacts, tool: str) -> str:
     """A Python tool, through ``uv run`` in a uv project (its tools live in the project's
     environment, not on PATH)."""
     return f"uv run {tool}" if p.uv else tool
 
 
-def _tests(p: _Project) -> list[str]:
+def _tests(p: ProjectFacts) -> list[str]:
     """The verify command of each test suite the project declares; a Makefile ``test`` target
     stands for all of them."""
     return list(_project_tests(p).verify)
 
 
-def _test_suites(p: _Project) -> list[tuple[str, ...]]:
+def _test_suites(p: ProjectFacts) -> list[tuple[str, ...]]:
     """Each test suite the project's files declare: its verify command first, then every other
     spelling of the same runner an agent may report having run (read by ``project_tests``)."""
     suites: list[tuple[str, ...]] = []
@@ -164,7 +188,7 @@ def declared_test_commands(project: Path) -> tuple[str, ...]:
 _MAKE_TYPES = ("typecheck", "type-check", "types", "mypy")
 
 
-def _types(p: _Project) -> list[str]:
+def _types(p: ProjectFacts) -> list[str]:
     target = next((t for t in _MAKE_TYPES if t in p.make_targets), None)
     if target is not None:
         return [f"make {target}"]  # the project's own way, as ``make test`` is for tests
@@ -181,7 +205,7 @@ def _types(p: _Project) -> list[str]:
     return found
 
 
-def _lint(p: _Project) -> list[str]:
+def _lint(p: ProjectFacts) -> list[str]:
     if "lint" in p.make_targets:
         return ["make lint"]
     found: list[str] = []
@@ -192,7 +216,7 @@ def _lint(p: _Project) -> list[str]:
     return found
 
 
-def _build(p: _Project) -> list[str]:
+def _build(p: ProjectFacts) -> list[str]:
     if "build" in p.make_targets:
         return ["make build"]
     if "all" in p.make_targets:
@@ -235,7 +259,7 @@ def _has_test_modules(folder: Path) -> bool:
     return False
 
 
-def _read_project(root: Path) -> _Project:
+def _read_project(root: Path) -> ProjectFacts:
     pyproject_text = _read(root / "pyproject.toml", root) or ""
     pyproject = _toml(pyproject_text) if pyproject_text else None
     tool = pyproject.get("tool") if pyproject is not None else None
@@ -243,6 +267,10 @@ def _read_project(root: Path) -> _Project:
     setup_cfg = _read(root / "setup.cfg", root) or ""
     tox_ini = _read(root / "tox.ini", root) or ""
     package = _json(_read(root / "package.json", root))
+    requirements = "\n".join(
+        _read(root / name, root) or ""
+        for name in ("requirements.txt", "requirements-dev.txt", "dev-requirements.txt")
+    )
     raw_scripts = package.get("scripts") if package is not None else None
     scripts = (
         {k: v for k, v in raw_scripts.items() if isinstance(v, str)}
@@ -260,7 +288,7 @@ def _read_project(root: Path) -> _Project:
         or _has_test_modules(root)
         or _has_test_modules(root / "tests")
     )
-    return _Project(
+    return ProjectFacts(
         scripts=scripts,
         runner=_runner(root),
         make_targets=_make_targets(root),
@@ -279,7 +307,26 @@ def _read_project(root: Path) -> _Project:
         tsconfig=_exists(root / "tsconfig.json"),
         cargo=_exists(root / "Cargo.toml"),
         go=_exists(root / "go.mod"),
+        python_deps=_python_deps("\n".join((pyproject_text, setup_cfg, tox_ini, requirements)))
+        | (frozenset({"coverage"}) if _exists(root / ".coveragerc") else frozenset()),
+        js_deps=_js_deps(package),
     )
+
+
+_PY_DEP = lazy_re(r"(?<![\w-])(pytest-cov|coverage)(?![\w-])", re.IGNORECASE)
+
+
+def _python_deps(text: str) -> frozenset[str]:
+    return frozenset(m.group(1).lower() for m in _PY_DEP.finditer(text))
+
+
+def _js_deps(package: Mapping[str, Any] | None) -> frozenset[str]:
+    names: set[str] = set()
+    for key in ("dependencies", "devDependencies"):
+        table = package.get(key) if package is not None else None
+        if isinstance(table, Mapping):
+            names.update(k for k in table if isinstance(k, str))
+    return frozenset(names)
 
 
 def _runner(root: Path) -> str:

@@ -28,6 +28,7 @@ from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import LazyPattern, lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, closes_fence, inline_code_spans, opens_fence
+from goalkeeper.core.values import GoalCondition
 
 VerifyKind = Literal["tests", "types", "lint", "build"]
 VERIFY_KINDS: tuple[VerifyKind, ...] = ("tests", "types", "lint", "build")
@@ -96,7 +97,8 @@ _STOPWORDS = _words(
     "and or passes pass passing passed is are be was were clean green succeeds succeed works "
     "work should must shall will would can could on in at of the a an to for with without then "
     "until after before also too as so if when while but its it all every no not fails fail "
-    "failing runs run returns exits cleanly successfully 且 并且 然后"
+    "failing runs run returns exits cleanly successfully reports report shows has gives "
+    "with 且 并且 然后"
 )
 
 
@@ -146,24 +148,29 @@ def _commands(text: str) -> tuple[tuple[str, ...], str]:
 
 
 class VerifyRequest(Struct, frozen=True):
-    """Every condition a goal's text names: the commands it writes out, and the kinds of check
-    it asks for in prose that none of those commands already is ("`npm test` passes and lint is
-    clean" → ``npm test`` and kind ``lint``). Both empty when the text names no check at all:
-    the user is then asked for one, never handed a guess."""
+    """Every condition a goal's text names: the commands it writes out, and the conditions it
+    names in prose that none of those commands already is ("`npm test` passes and coverage is at
+    least 80%" → ``npm test`` and a coverage condition of 80). Both empty when the text names no
+    check at all: the user is then asked for one, never handed a guess."""
 
     commands: tuple[str, ...]
-    kinds: tuple[VerifyKind, ...]
+    conditions: tuple[GoalCondition, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(c.kind for c in self.conditions)
 
 
 def verify_request(text: str) -> VerifyRequest:
     """Seed 004 §4.5 steps 1 and 2 together, for the goal's text: the explicit commands, plus
-    each prose condition (tests, types, lint, build) that no explicit command covers. The prose
-    is read with the commands blanked, so "npm test passes" asks for ``npm test`` only. There
-    is no default kind: a text that names no check asks for none. Never raises."""
+    each prose condition (tests, types, lint, build, coverage; ``core.goals.conditions``) that
+    no explicit command covers. The prose is read with the commands blanked, so "npm test
+    passes" asks for ``npm test`` only. There is no default kind: a text that names no check
+    asks for none. Never raises."""
+    from goalkeeper.core.goals.conditions import named_conditions
+
     commands, prose = _commands(text)
-    covered = {command_kind(c) for c in commands}
-    kinds = tuple(k for k in prose_verify_kinds(prose) if k not in covered)
-    return VerifyRequest(commands, kinds)
+    return VerifyRequest(commands, named_conditions(prose, commands))
 
 
 _KIND_OF_TOOL: tuple[tuple[VerifyKind, LazyPattern], ...] = (
@@ -364,7 +371,18 @@ def prose_verify_kinds(text: str) -> tuple[VerifyKind, ...]:
     """Seed 004 §4.5 step 2: the kinds of check a prose goal asks for ("all tests pass" →
     tests, "类型检查通过" → types, "lint 干净" → lint, "构建无错误" → build), in the fixed
     order tests, types, lint, build. Never raises."""
-    return tuple(kind for kind, pattern in _KIND_PATTERNS if pattern.search(text))
+    return tuple(kind for kind, _ in prose_verify_spans(text))
+
+
+def prose_verify_spans(text: str) -> tuple[tuple[VerifyKind, str], ...]:
+    """``prose_verify_kinds`` with the words that asked for each kind (the first match), for
+    ``core.goals.conditions`` to keep what the user said of it."""
+    out: list[tuple[VerifyKind, str]] = []
+    for kind, pattern in _KIND_PATTERNS:
+        m = pattern.search(text)
+        if m is not None:
+            out.append((kind, m.group(0)))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -75,6 +75,11 @@ MESSAGES: dict[str, str] = {
     "goal.source.cli": "goalkeeper goal set",
     "goal.criterion.command": "`{command}` exits 0",
     "goal.criterion.stage": "stage {n}: {stage}",
+    "goal.criterion.unchecked": "{words} (no command checks this: only the user can settle it)",
+    "goal.condition.checked": "- {words} → {commands}",
+    "goal.condition.unchecked": "- {words} → no command found in this project: kept as a criterion the goal cannot be proven without; give one with goalkeeper goal set --replace --verify '<command>' \"<goal>\", or drop it from GOAL.md and run goalkeeper goal approve",
+    "goal.conditions_user": "goalkeeper: what each condition of the goal became:\n{items}",
+    "goal.unchecked_user": "goalkeeper: the goal's verify passed, but these conditions have no command that checks them, so the goal is not proven:\n{items}\nGive a command for each (goalkeeper goal set --replace --verify '<command>' \"<goal>\"), or drop them from GOAL.md and run goalkeeper goal approve.",
     "goal.command_file": '---\ndescription: "Set a goal goalkeeper verifies itself at every stop (GOAL.md)"\nargument-hint: "<what must be true, e.g. `pytest -q` passes and mypy is clean>"\n---\nGoal: $ARGUMENTS\n\nWork until this goal is met. goalkeeper records it in .agents/goal/GOAL.md, runs its verification at every stop and tells you what still fails.\n',
     # -- Pi: the /goal command -----------------------------------------------------------------
     "goal.pi.command": "Set a goal goalkeeper verifies itself at every stop (GOAL.md); without text: show the goal",

@@ -54,6 +54,11 @@ MESSAGES: dict[str, str] = {
     "goal.source.cli": "goalkeeper goal set",
     "goal.criterion.command": "`{command}` 退出码为 0",
     "goal.criterion.stage": "阶段 {n}：{stage}",
+    "goal.criterion.unchecked": "{words}（没有命令检查这一条：只能由用户确认）",
+    "goal.condition.checked": "- {words} → {commands}",
+    "goal.condition.unchecked": "- {words} → 这个项目里找不到检查它的命令：保留为验收条件，不满足就不能证明目标完成；请用 goalkeeper goal set --replace --verify '<命令>' \"<目标>\" 给出命令，或从 GOAL.md 删掉它后运行 goalkeeper goal approve",
+    "goal.conditions_user": "goalkeeper：目标的每个条件分别成了：\n{items}",
+    "goal.unchecked_user": "goalkeeper：目标的验证命令已通过，但下面这些条件没有命令检查，所以目标还不能算完成：\n{items}\n请为每一条给出命令（goalkeeper goal set --replace --verify '<命令>' \"<目标>\"），或从 GOAL.md 删掉它们后运行 goalkeeper goal approve。",
     "goal.command_file": '---\ndescription: "设定一个由 goalkeeper 在每次停止时亲自验证的目标（GOAL.md）"\nargument-hint: "<必须成立的事，例如 `pytest -q` 通过且 mypy 无错误>"\n---\n目标：$ARGUMENTS\n\n一直工作到这个目标达成。goalkeeper 把它记在 .agents/goal/GOAL.md，每次停止时运行它的验证，并告诉你还有什么没通过。\n',
     # -- Pi：/goal 命令 ---------------------------------------------------------------------------
     "goal.pi.command": "设定一个由 goalkeeper 在每次停止时亲自验证的目标（GOAL.md）；不带文字：显示当前目标",
