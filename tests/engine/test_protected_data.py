@@ -47,7 +47,8 @@ def _project(root: Path, data: str, test: str) -> Supervisor:
         (root / rel).write_text(text, "utf-8")
     return Supervisor(
         root,
-        Config(no_plan="silent", lang="en"),
+        # The review round a proof earns is tests/engine/test_review.py's.
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),

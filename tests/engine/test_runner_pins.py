@@ -43,7 +43,8 @@ def _sup(root: Path, monkeypatch: pytest.MonkeyPatch) -> Supervisor:
     monkeypatch.setenv("PATH", os.pathsep.join([*bins, os.environ.get("PATH", "")]))
     return Supervisor(
         root,
-        Config(no_plan="silent", lang="en"),
+        # The review round a proof earns is tests/engine/test_review.py's.
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),

@@ -261,7 +261,8 @@ def test_goalkeeper_ticks_the_criterion_its_passing_verify_proves() -> None:
     closed = settle(only_own, GoalState(goal_id="g-1"), passing(), promise=promise_of(
         only_own, goal_id="g-1", source="prompt", now=0.0
     ))  # fmt: skip
-    assert any(isinstance(a, Close) for a in closed.actions), closed.actions
+    (done,) = [a for a in closed.actions if isinstance(a, WriteGoal)]
+    assert done.update.fields["status"] == "complete", closed.actions  # then the review round
 
 
 def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
