@@ -49,12 +49,14 @@ BACKOFF_MAX_S = 600.0
 
 
 def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    doc = ctx.goal
     if s.review_close:  # the goal was proven at the last stop and a review round ran since
         if ev.aborted:
             return Verdict()
-        reviewed = Record("goal_reviewed", {"goal": s.review_goal})
-        return Verdict((Close(s.review_close), reviewed), replace(s, review_close=""))
-    doc = ctx.goal
+        if doc is None:  # still no other goal: the proven one's close
+            reviewed = Record("goal_reviewed", {"goal": s.review_goal})
+            return Verdict((Close(s.review_close), reviewed), replace(s, review_close=""))
+        s = replace(s, review_close="")  # the user set another goal meanwhile: that one counts
     if doc is not None and doc.problem:
         if s.notified_problem == doc.problem:
             return Verdict()
