@@ -185,8 +185,8 @@ def complete_with_test(task: int) -> dict[str, Any]:
 def test_a_test_gated_todo_completed_gets_one_review_round(
     tmp_path: Path, outputs: Outputs
 ) -> None:
-    """Asked once at the stop after the gated completion, naming it; an ungated one completed
-    later is not; the same task is never asked again."""
+    """Asked once at the stop after the gated completion, naming it (with the open task's
+    ultimatum); an ungated one completed later is not; never again, across a restart too."""
     sup = engine(tmp_path, outputs, Config(no_plan="silent", lang="en", evidence_check="off"))
     todo(sup, {"action": "create", "subject": "fix add", "metadata": {"gate": {"test": True}}})
     todo(sup, {"action": "create", "subject": "tidy docs"})
@@ -195,6 +195,8 @@ def test_a_test_gated_todo_completed_gets_one_review_round(
     first = settle(sup)
     assert "test-gated task #1 completed" in said(first)
     assert recorded(sup, "review_asked") == [{"todos": [1]}]
+    sup.store.close()  # a warm engine restarted: what was asked is in the store
+    sup = engine(tmp_path, outputs, Config(no_plan="silent", lang="en", evidence_check="off"))
     todo(sup, complete_with_test(2))
     later = settle(sup)
     assert "test-gated" not in said(later)
