@@ -46,6 +46,9 @@ def scenario_env(scenario: Scenario, case: Case) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTEST_ADDOPTS": "",
         "GOALKEEPER_LANG": "en",
+        # The review round after a proof (seed 002) asks a model to judge the change: the
+        # scripted agents cannot, and the judge counts what goalkeeper itself decides.
+        "GOALKEEPER_REVIEW": "off",
     }
     if scenario.mode in ("goal", "todo"):
         env["GOALKEEPER_NO_PLAN"] = "silent"

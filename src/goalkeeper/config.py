@@ -77,6 +77,10 @@ class Config(Struct, frozen=True):
     """Tool calls in one unit, with no todo at all, before the creation duty."""
     todo_cooldown_base_ms: float = 60_000.0
     """Backoff between todo advice: min(600 s, base × 2^n)."""
+    review: OnOff = "on"
+    """When a goal is proven or a test-gated todo completes, ask the agent once to have a fresh
+    reviewer check the change against the goal (seed 002's verification duty); off: never.
+    Turning it off loosens the proof, so a project file does that only once approved."""
     evidence_check: EvidenceCheck = "rerun"
     """Check completion evidence: off, files (claimed file changes), rerun (also re-run the
     test command of a test-gated todo, if it is an allowed evidence command)."""
@@ -140,6 +144,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "no_plan": ("guide", "silent"),
     "server": ("auto", "off"),
     "todos": ("on", "off"),
+    "review": ("on", "off"),
     "evidence_check": ("off", "files", "rerun"),
     "sandbox": ("off", "auto"),
 }

@@ -32,6 +32,7 @@ LOWER_IS_STRICTER = frozenset(
 ORDERED: dict[str, tuple[object, ...]] = {
     "evidence_check": ("off", "files", "rerun"),
     "todos": ("off", "on"),
+    "review": ("off", "on"),
     "check_needs_tool": (False, True),
     "plugins": (True, False),
     "server": ("auto", "off"),

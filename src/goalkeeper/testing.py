@@ -23,7 +23,9 @@ from goalkeeper.guards.spec import Context
 ALL_CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "compact"}
 )
-CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "block", "notify", "subagents"}
+)
 
 
 class FakeClock(Struct):
@@ -74,12 +76,13 @@ if TYPE_CHECKING:
 
 def supervisor(project: Path, runner: Runner, *, lang: Lang = "en") -> Supervisor:
     """An engine for ``project`` as a Claude Code session sees it, on a clock that only moves
-    when told, with plans not required and ``runner`` running its commands."""
+    when told, with plans not required and ``runner`` running its commands. The review round a
+    proof earns is off: it is ``tests/engine/test_review.py``'s to pin."""
     from goalkeeper.engine.supervisor import Supervisor
 
     return Supervisor(
         project,
-        Config(no_plan="silent", lang=lang),
+        Config(no_plan="silent", lang=lang, review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),

@@ -54,7 +54,7 @@ def test_the_proof_says_proven_and_names_goal_tests_and_todos(store: Store) -> N
     assert proof["protected_tests"]["at_proof"] == "unchanged"
     (todo,) = proof["todos"]
     assert todo["subject"] == HOSTILE and todo["evidence"] == "refused"
-    assert proof["continuations"]["sent_back"] == 1
+    assert proof["continuations"]["sent_back"] == 2  # the failure, then the review round
     kinds = [t["kind"] for t in proof["timeline"]]
     assert kinds.index("verify_run") < kinds.index("goal_failed") < kinds.index("goal_complete")
 

@@ -119,6 +119,7 @@ class CodexCase:
             FAKE_API_KEY="fake-key",
             GOALKEEPER_PYTHON=sys.executable,
             GOALKEEPER_SERVER_IDLE_S="30",
+            GOALKEEPER_REVIEW="off",  # the review round is tests/engine/test_review.py's
         )
         return env
 

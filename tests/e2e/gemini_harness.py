@@ -279,6 +279,7 @@ class GeminiCase:
                 "GOALKEEPER_PYTHON": sys.executable,
                 "GOALKEEPER_SERVER_IDLE_S": "30",
                 "GOALKEEPER_LANG": "en",
+                "GOALKEEPER_REVIEW": "off",  # the review round is tests/engine/test_review.py's
             }
         )
         env.update(extra_env or {})

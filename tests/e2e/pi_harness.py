@@ -541,6 +541,7 @@ class PiCase:
                 "PI_CODING_AGENT_DIR": str(self.agent_dir),
                 "PI_OFFLINE": "1",
                 "PATH": str(venv_bin_dir()) + os.pathsep + os.environ.get("PATH", ""),
+                "GOALKEEPER_REVIEW": "off",  # the review round is tests/engine/test_review.py's
             }
         )
         env.update(extra or {})

@@ -62,7 +62,8 @@ def sup(tmp_path: Path, outputs: Outputs) -> Supervisor:
     )
     return Supervisor(
         tmp_path,
-        Config(no_plan="silent", lang="en"),
+        # The review round a proof earns is tests/engine/test_review.py's.
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),
@@ -364,7 +365,7 @@ def test_prose_goal_infers_the_projects_test_command(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
     sup = Supervisor(
         tmp_path,
-        Config(no_plan="silent"),
+        Config(no_plan="silent", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),
@@ -419,7 +420,7 @@ def test_on_a_host_that_can_ask_a_paused_goal_asks_and_continue_resumes_it(
     (tmp_path / "tests").mkdir()
     sup = Supervisor(
         tmp_path,
-        Config(no_plan="silent", lang="en"),
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES | {"ask"},
         clock=FakeClock(),
@@ -512,7 +513,7 @@ def test_on_a_host_that_can_ask_a_held_change_is_approved_or_kept_by_the_user(
     (tmp_path / "tests").mkdir()
     sup = Supervisor(
         tmp_path,
-        Config(no_plan="silent", lang="en"),
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES | {"ask"},
         clock=FakeClock(),
@@ -563,7 +564,7 @@ def test_a_coarse_goal_has_no_second_criterion_for_its_verify(tmp_path: Path) ->
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")
     sup = Supervisor(
         tmp_path,
-        Config(no_plan="silent", lang="en"),
+        Config(no_plan="silent", lang="en", review="off"),
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),

@@ -261,7 +261,8 @@ def test_goalkeeper_ticks_the_criterion_its_passing_verify_proves() -> None:
     closed = settle(only_own, GoalState(goal_id="g-1"), passing(), promise=promise_of(
         only_own, goal_id="g-1", source="prompt", now=0.0
     ))  # fmt: skip
-    assert any(isinstance(a, Close) for a in closed.actions), closed.actions
+    (done,) = [a for a in closed.actions if isinstance(a, WriteGoal)]
+    assert done.update.fields["status"] == "complete", closed.actions  # then the review round
 
 
 def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
@@ -427,3 +428,14 @@ def test_a_stale_goal_at_session_start_is_asked_about_once() -> None:
     paused = guard.on_event(Choice("s", "goal.stale", "pause"), GoalState(), ctx)
     write = next(a for a in paused.actions if isinstance(a, WriteGoal))
     assert write.update.fields["status"] == "blocked"
+
+
+def test_the_close_owed_after_a_review_round_is_not_said_over_another_goal() -> None:
+    """A goal set meanwhile (``goalkeeper goal set`` in the user's terminal) is verified at the
+    stop; the proven goal's close is dropped, not said over it."""
+    owed = GoalState(goal_id="g-0", review_goal="g-0", review_close="goal proven: old")
+    verdict = settle(GOAL, owed, None)
+    assert not any(isinstance(a, Close) for a in verdict.actions), verdict.actions
+    assert any(isinstance(a, Inspect) for a in verdict.actions), verdict.actions
+    closed = guard.on_event(Settled("s", "ok", activity=Activity(1)), owed, ctx_for(None))
+    assert [a.summary for a in closed.actions if isinstance(a, Close)] == ["goal proven: old"]

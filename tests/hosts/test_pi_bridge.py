@@ -630,9 +630,12 @@ def test_the_goal_is_verified_at_the_settle(pi: Pi) -> None:
     goal_md.write_text(goal_md.read_text(encoding="utf-8").replace("- [ ]", "- [x]"), "utf-8")
     lines = settle(pi, "done")
     assert ("pytest", "-q") in pi.runner.calls  # an argument vector, no shell
+    review = pi.result(lines)  # proven, then one review round (Pi: no subagents, fresh eyes)
+    assert review is not None and "fresh eyes" in review["continue"], review
+    assert not goal_md.exists()  # archived
+    lines = settle(pi, "reviewed: nothing to fix")
     assert pi.result(lines) is None
     assert any("goal" in note["text"] for note in actions(lines, "notify"))
-    assert not goal_md.exists()  # archived
 
 
 # -- malformed lines and failures ------------------------------------------------------------

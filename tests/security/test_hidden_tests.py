@@ -89,8 +89,9 @@ def test_the_honest_implementation_is_proven(project: Path, hidden: Path) -> Non
     assert set_goal(project, hidden).returncode == 0
     (project / "calc.py").write_text(HONEST, "utf-8")
     answer = run_hook(project, stop(project), timeout_s=60).answer
-    assert answer.get("decision") != "block", answer
-    assert proven(project)
+    assert proven(project)  # proven at once; the stop is the one review round (seed 002)
+    assert answer.get("decision") == "block" and "fresh reviewer" in answer["reason"], answer
+    assert run_hook(project, stop(project), timeout_s=60).answer.get("decision") != "block"
     assert "test_hidden_calc.py" not in files_in(project)
     report = goalkeeper(project, "report").stdout
     assert "Hidden acceptance tests ran" in report and "subtract(5, 1)" not in report

@@ -64,7 +64,9 @@ def _stop(project: Path) -> dict[str, object]:
 
 
 def _proven(answer: dict[str, object]) -> bool:
-    return "goal proven" in str(answer.get("systemMessage", ""))
+    """Proven: closed, or (the first time) proven and sent to one review round (seed 002)."""
+    closed = "goal proven" in str(answer.get("systemMessage", ""))
+    return closed or "the goal is proven" in str(answer.get("reason", ""))
 
 
 def _edit(path: Path, old: str, new: str) -> None:

@@ -178,6 +178,12 @@ _RENDER: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "goal_complete": lambda d: f"goal proven ({len(d.get('verify') or [])} verify run(s))",
     "goal_blocked": lambda d: f"goal blocked ({d.get('why')})",
     "goal_tests_held": lambda d: "protected tests changed: the pass is held",
+    "review_asked": lambda d: (
+        f"fresh reviewer asked for the goal {d['goal']}"
+        if d.get("goal")
+        else f"fresh reviewer asked for todo(s) {_names(d.get('todos'))}"
+    ),
+    "goal_reviewed": lambda d: "goal closed after the review round",
     "todo": lambda d: f"todo {d.get('action')} #{d.get('id')}",
     "todo_completed": lambda d: (
         f"todo #{d.get('id')} completed: "

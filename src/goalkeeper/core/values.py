@@ -520,10 +520,12 @@ Capability = Literal[
     "clear_context",
     "schedule",
     "ask",
+    "subagents",
 ]
 """What a host can do; guards ask these, never the host's name. ``compact``: compact the
 history on request (``Compact``); ``clear_context``: start a continuation in a fresh context
-(``ClearContext``)."""
+(``ClearContext``); ``subagents``: the agent can hand a task to a subagent with a fresh context
+(Claude Code's Task tool, Codex's subagents), which a review asks for."""
 
 
 class Problem(Struct, frozen=True):

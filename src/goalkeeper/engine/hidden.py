@@ -4,8 +4,9 @@ A visible test can be passed by special-casing its input (``return -1 if (a, b) 
 no check of the files can see that. So the user may give tests with the goal
 (``goalkeeper goal set TEXT --hidden-tests DIR``): goalkeeper keeps a copy of DIR in its own
 state folder (``store.locations.hidden_tests_dir``), never in the project, and at each proof
-lays that tree over a scratch copy of the work tree and runs the goal's verify there too. The
-user's tree is never touched and the copy is removed after the run. Runs outside the state
+lays that tree over a copy of the work tree and runs the goal's verify there too. The user's tree
+is never touched. The copy is kept between proofs in the state folder and brought up to date
+(``engine.scratch_tree``): rebuilding it cost far more than the verify. Runs outside the state
 transaction, like every verification.
 """
 
@@ -59,10 +60,12 @@ def keep_hidden_tests(project: Path, source: Path) -> int:
 
 
 def drop_hidden_tests(project: Path) -> None:
-    """Forget the hidden tests of ``project``'s previous goal (a new goal was set without)."""
-    from goalkeeper.store.locations import hidden_tests_dir
+    """Forget the hidden tests of ``project``'s previous goal (a new goal was set without),
+    and the copy of the work tree they last ran in."""
+    from goalkeeper.store.locations import hidden_run_dir, hidden_tests_dir
 
     shutil.rmtree(hidden_tests_dir(project), ignore_errors=True)
+    shutil.rmtree(hidden_run_dir(project), ignore_errors=True)
 
 
 def has_hidden_tests(project: Path) -> bool:
@@ -73,14 +76,34 @@ def has_hidden_tests(project: Path) -> bool:
 
 
 def run_hidden(project: Path, run: Callable[[Path], tuple[VerifyRun, ...]]) -> HiddenRun | None:
-    """``run`` in a scratch copy of ``project`` with the hidden tests laid over its root; None
-    when the goal has none."""
-    from goalkeeper.engine.replay import copy_work_tree
-    from goalkeeper.store.locations import hidden_tests_dir
+    """``run`` in a copy of ``project`` with the hidden tests laid over its root; None when the
+    goal has none. The copy is kept between proofs and only brought up to date
+    (``engine.scratch_tree``); a proof that finds it in use builds a throwaway one."""
+    from goalkeeper.engine.scratch_tree import locked, sync_tree
+    from goalkeeper.store.locations import hidden_run_dir, hidden_tests_dir
 
     hidden = hidden_tests_dir(project)
     if not hidden.is_dir():
         return None
+    try:
+        with locked(hidden_run_dir(project)) as home:
+            if home is None:
+                return _run_throwaway(project, hidden, run)
+            try:
+                tree = sync_tree(project, home, overlay=hidden)
+            except (ValueError, OSError) as exc:
+                return HiddenRun(problem=str(exc) or type(exc).__name__)
+            return HiddenRun(run(tree))
+    except OSError as exc:  # the state folder itself: the lock could not be taken
+        return HiddenRun(problem=str(exc) or type(exc).__name__)
+
+
+def _run_throwaway(
+    project: Path, hidden: Path, run: Callable[[Path], tuple[VerifyRun, ...]]
+) -> HiddenRun:
+    """``run`` in a scratch copy built for this proof alone and removed after it."""
+    from goalkeeper.engine.replay import copy_work_tree
+
     scratch = Path(tempfile.mkdtemp(prefix="goalkeeper-hidden-"))
     try:
         tree = scratch / project.name

@@ -210,6 +210,7 @@ class Supervisor:
                 promise=promise,
                 accepted_plans=accepted or frozenset(),
                 workflow=WorkflowView.of(row.guards.get("workflow")),
+                continuations=row.continuations,
             )
             tasks = TaskTable(conn, session_id)  # the todo tree's rows, read only when asked
             states = {
@@ -221,6 +222,8 @@ class Supervisor:
             for event in events:
                 if isinstance(event, UserPrompt) and event.verified:
                     continuations = 0  # a real user message starts a new run of continuations
+                    if ctx.continuations:
+                        ctx = replace(ctx, continuations=0)
                 for guard in self.registry.guards:
                     try:
                         verdict = guard.on_event(event, states[guard.name], ctx)

@@ -66,7 +66,10 @@ class GoalGuard:
         # Each event's helpers are imported when it comes: a session's first event, answered
         # in a fresh process, does not pay for the repair loop or the approval questions.
         if isinstance(event, UserPrompt):
-            return on_user_prompt(event, state, ctx)
+            verdict = on_user_prompt(event, state, ctx)
+            if verdict.state is None and state.review_close and event.verified:
+                return Verdict(verdict.actions, replace(state, review_close=""))  # user spoke
+            return verdict
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:

@@ -38,6 +38,7 @@ from goalkeeper.guards.goal_tests import (
     tests_held,
     tests_key,
 )
+from goalkeeper.guards.review import goal_review, may_ask_review
 from goalkeeper.guards.spec import Context, Verdict
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
@@ -49,6 +50,13 @@ BACKOFF_MAX_S = 600.0
 
 def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     doc = ctx.goal
+    if s.review_close:  # the goal was proven at the last stop and a review round ran since
+        if ev.aborted:
+            return Verdict()
+        if doc is None:  # still no other goal: the proven one's close
+            reviewed = Record("goal_reviewed", {"goal": s.review_goal})
+            return Verdict((Close(s.review_close), reviewed), replace(s, review_close=""))
+        s = replace(s, review_close="")  # the user set another goal meanwhile: that one counts
     if doc is not None and doc.problem:
         if s.notified_problem == doc.problem:
             return Verdict()
@@ -266,6 +274,13 @@ def _passed(
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
     record = Record("goal_complete", proof_record(facts.verify, replay, facts.hidden))
+    if s.review_goal != goal.goal_id and may_ask_review(ctx):
+        # Proven and archived now; the close waits one round for the reviewer (seed 002).
+        criteria = tuple(c.text for c in goal.criteria)
+        ask = goal_review(goal.objective, criteria, commands, ctx)
+        asked = Record("review_asked", {"goal": goal.goal_id})
+        s = replace(s, review_goal=goal.goal_id, review_close=close.summary)
+        return Verdict((WriteGoal(update), passed, ask, record, asked), s)
     return Verdict((WriteGoal(update), passed, close, record), s)
 
 

@@ -49,6 +49,11 @@ class GoalState(Struct, frozen=True):
     passed_logged: int = -1
     """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
     next pass is not logged again (one line per change, not one per Stop)."""
+    review_goal: str | None = None
+    """The goal a fresh reviewer was asked for at its proof (``guards.review``): never again."""
+    review_close: str = ""
+    """The proven goal's close, owed at the stop after the review round (the round took its
+    place); said once, dropped when the user speaks first."""
 
 
 def held_goal(ctx: Context) -> Held | None:

@@ -61,6 +61,9 @@ class Context(Struct, frozen=True):
     workflow: WorkflowView | None = None
     """The session's workflow as it stood when the event arrived (the workflow guard's), so the
     goal guard can tell a coarse goal's route still shaping from one implementing."""
+    continuations: int = 0
+    """Automatic continuations in a row so far (the engine's count, before this answer): a guard
+    that asks for an optional extra round (a review) asks only below ``max_continuations``."""
 
 
 class WorkflowView(Struct, frozen=True):

@@ -81,6 +81,10 @@ class TodosState(Struct, frozen=True):
     to_accept: tuple[int, ...] = ()
     """Completed tasks awaiting the user's acceptance not told yet: named once, at the next
     stop (``todos_refusals.acceptance_notice``)."""
+    to_review: tuple[int, ...] = ()
+    """Tasks completed since the last stop: those gated by tests get the review round there."""
+    reviewed: tuple[int, ...] = ()
+    """Tasks a fresh reviewer was asked for (``guards.review``): never asked again."""
     native_refused: str = ""
     """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
@@ -90,7 +94,7 @@ _STRUCTURED = ("tree", "storm", "baselines", "baseline_refs", "refused")
 
 _SCALARS = [name for name in TodosState.__struct_fields__ if name not in _STRUCTURED]
 
-_ID_LISTS = ("pending_verify", "pending_parallel", "to_accept")
+_ID_LISTS = ("pending_verify", "pending_parallel", "to_accept", "to_review", "reviewed")
 
 
 class TodosGuard:
@@ -102,7 +106,7 @@ class TodosGuard:
     def load_state(self, raw: Mapping[str, Any]) -> TodosState:
         scalars = {k: v for k, v in raw.items() if k in _SCALARS and k not in _ID_LISTS}
         state = load_state_value(TodosState, scalars)
-        verify, parallel, to_accept = (_ids(raw.get(k)) for k in _ID_LISTS)
+        verify, parallel, to_accept, to_review, reviewed = (_ids(raw.get(k)) for k in _ID_LISTS)
         storm = tuple(
             (int(e[0]), str(e[1]), int(e[2]))
             for e in raw.get("storm") or []
@@ -115,6 +119,8 @@ class TodosGuard:
             pending_verify=verify,
             pending_parallel=parallel,
             to_accept=to_accept,
+            to_review=to_review,
+            reviewed=reviewed,
             baselines=load_baselines(raw.get("baselines")),
             baseline_refs=tuple(
                 (e[0], int(e[1]))
@@ -219,15 +225,44 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     if ev.aborted or ev.error:
         return Verdict(told, s)
     push, delivered, s = ultimatum(s, ctx)
+    review, s = _review_gated(s, ctx)  # rides with the ultimatum: one continuation
     if push is not None:
         record = Record("todo_ultimatum", {"open": s.tree.open_count})
-        return Verdict((push, record, *told), s)
+        return Verdict((push, record, *review, *told), s)
+    if review:
+        return Verdict((*review, *told), s)
     if delivered:
         return Verdict(told, s)  # the ultimatum's words were said already: counts as delivered
     if s.last_injected_round == s.current_round:
         return Verdict(told, s)
     advice, s = advise(s, ctx, "next_turn")
     return Verdict((advice, *told) if advice else told, s)
+
+
+def _review_gated(s: TodosState, ctx: Context) -> tuple[tuple[Action, ...], TodosState]:
+    """Issue 22 §5, seed 002 ⑥: the tasks gated by tests completed since the last stop get one
+    round for a fresh reviewer, once per task; not asked (and not kept) when it may not be."""
+    if not s.to_review:
+        return (), s
+    from goalkeeper.core.todos.evidence import parse_gate
+    from goalkeeper.guards.review import may_ask_review, todo_review
+
+    ids = tuple(
+        i
+        for i in s.to_review
+        if i not in s.reviewed
+        and (t := s.tree.get(i)) is not None
+        and t.status == "completed"
+        and (gate := parse_gate(t.metadata.get("gate"))) is not None
+        and gate.test
+    )
+    s = replace(s, to_review=())
+    if not ids or not may_ask_review(ctx):
+        return (), s
+    asked = Record("review_asked", {"todos": list(ids)})
+    verify = tuple(i for i in s.pending_verify if i not in ids)  # said here, and more
+    s = replace(s, reviewed=s.reviewed + ids, pending_verify=verify)
+    return (todo_review(ids, ctx), asked), s
 
 
 def _ids(value: object) -> tuple[int, ...]:

@@ -89,6 +89,7 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
                 s,
                 storm=storm_cleared(s, call.id),
                 pending_verify=_added(s.pending_verify, int(call.id)),
+                to_review=_added(s.to_review, int(call.id)),
                 refused=tuple(e for e in s.refused if e[0] != call.id),
             )
             tid = int(call.id)

@@ -48,7 +48,9 @@ from goalkeeper.hosts.fail_open import (
 )
 
 HOST = "claude"
-CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "block", "notify", "subagents"}
+)
 MUTE: frozenset[Capability] = frozenset()
 """At StopFailure: Claude Code ignores the hook's output, so nothing said there reaches the
 user or the model. Declared as no capability, notices wait for the next answer that can show

@@ -56,7 +56,9 @@ from goalkeeper.hosts.fail_open import (
 )
 
 HOST = "codex"
-CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "block", "notify", "subagents"}
+)
 """Stop ``decision: block`` continues; ``additionalContext`` advises; PreToolUse denies;
 ``systemMessage`` is for the user (Codex parses it; ``codex exec`` 0.171.0 does not print it,
 the interactive terminal was not checked). Codex has no compaction request and no question to

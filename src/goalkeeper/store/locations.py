@@ -90,6 +90,15 @@ def hidden_tests_dir(project: Path, env: Mapping[str, str] | None = None) -> Pat
     return project_state_dir(project, env) / HIDDEN_TESTS
 
 
+HIDDEN_RUN = "hidden-run"
+
+
+def hidden_run_dir(project: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where the hidden tests run: a copy of ``project``'s work tree kept between proofs
+    (``engine.scratch_tree``), beside the hidden tests and denied to the agent's reads alike."""
+    return project_state_dir(project, env) / HIDDEN_RUN
+
+
 def legacy_state_dir(project: Path) -> Path:
     """Where an older goalkeeper kept ``project``'s state (``.goalkeeper/`` in the project)."""
     return project / LEGACY_STATE_DIR

@@ -18,7 +18,7 @@ LangSetting = Literal["auto", "en", "zh"]
 # One catalog per language, assembled from one module per concern (cadence, todos, …): the
 # general one (``en`` / ``zh``), then ``<concern>_<lang>``. A language's modules are imported
 # the first time something is said in it, so an English session never loads the Chinese text.
-CONCERNS = ("", "todos", "goal", "workflow", "modes", "trust", "proof", "security")
+CONCERNS = ("", "todos", "goal", "workflow", "modes", "trust", "proof", "security", "review")
 _loaded: dict[str, dict[str, str]] = {}
 
 
