@@ -183,14 +183,33 @@ def test_can_complete_tree_checks_the_spec_tasks_parent() -> None:
     assert zh(can_complete_tree(REF_TASKS, 1)) == "子任务 #3 子2 未完成，父任务不能宣告 completed"
 
 
-def test_can_complete_tree_checks_only_direct_children() -> None:
-    """A pending grandchild does not block its grandparent (the closure is inductive)."""
+def test_can_complete_tree_looks_below_completed_children() -> None:
+    """A pending grandchild under a completed child (reopened, or moved there) still blocks
+    its grandparent: the spec's induction does not survive a reopen (issue 23)."""
     tasks = (
         Task(1, "root", "in_progress"),
         Task(2, "child", "completed", metadata={"parentId": 1}),
         Task(3, "grandchild", "pending", metadata={"parentId": 2}),
     )
-    assert can_complete_tree(tasks, 1) is None
+    assert (
+        zh(can_complete_tree(tasks, 1)) == "子任务 #3 grandchild 未完成，父任务不能宣告 completed"
+    )
+    assert can_complete_tree(tasks, 3) is None
+
+
+def test_can_complete_tree_names_the_nearest_open_level_and_survives_a_stored_cycle() -> None:
+    """Open direct children are named first (the spec's message); below a deleted child the
+    walk goes on; a cycle stored before moves were checked ends the walk."""
+    tasks = (
+        Task(1, "root", "in_progress"),
+        Task(2, "gone", "deleted", metadata={"parentId": 1}),
+        Task(3, "deep", "pending", metadata={"parentId": 2}),
+        Task(4, "deeper", "pending", metadata={"parentId": 3}),
+        Task(5, "loop a", "completed", metadata={"parentId": 6}),
+        Task(6, "loop b", "completed", metadata={"parentId": 5}),
+    )
+    assert zh(can_complete_tree(tasks, 1)) == "子任务 #3 deep 未完成，父任务不能宣告 completed"
+    assert can_complete_tree(tasks, 5) is None
 
 
 @pytest.mark.parametrize(("task_id", "shown"), [(None, "null"), (True, "true"), ([1], "1")])

@@ -11,14 +11,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from goalkeeper.config import Config
 from goalkeeper.core.values import Block, Reply
 from tests.core.test_todos import TOOL_INPUTS
 from tests.guards.test_todo_scenarios import Host, passed, reason
+
+EN = Config(lang="en", no_plan="silent", evidence_check="off")
 
 
 @pytest.fixture
 def host(tmp_path: Path) -> Host:
     return Host(tmp_path / "project")
+
+
+def english(tmp_path: Path) -> Host:
+    """The scenario host, in English."""
+    return Host(tmp_path / "en", config=EN)
 
 
 def tree(host: Host) -> list[dict[str, Any]]:
@@ -28,6 +36,94 @@ def tree(host: Host) -> list[dict[str, Any]]:
     tasks = answer.data["tasks"]
     assert isinstance(tasks, list)
     return [{k: t[k] for k in ("id", "status", "metadata") if k in t} for t in tasks]
+
+
+# -- 1. tree integrity on a move --------------------------------------------------------------
+
+
+def test_a_move_under_a_missing_parent_is_refused_and_changes_nothing(host: Host) -> None:
+    """Re-parenting to an id no task has is refused with the reason; the tree is unchanged, so
+    the old parent still cannot complete while the child is open."""
+    parent = host.create("目标")
+    child = host.create("子任务", metadata={"parentId": parent})
+    before = tree(host)
+    moved = host.update(child, "in_progress", metadata={"parentId": 99})
+    assert "parentId 引用的任务 #99 不存在" in reason(moved)
+    assert tree(host) == before
+    assert "未完成，父任务不能宣告 completed" in reason(host.complete(parent))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2])
+def test_a_move_into_a_cycle_is_refused_and_changes_nothing(host: Host, depth: int) -> None:
+    """A task cannot go under itself (depth 0) or under one of its descendants (1, 2): the
+    tree is unchanged and the root still cannot complete with that work open."""
+    root = host.create("root")
+    chain = [host.create("a", metadata={"parentId": root})]
+    for _ in range(depth):
+        chain.append(host.create("below", metadata={"parentId": chain[-1]}))
+    before = tree(host)
+    moved = host.todo(action="update", id=chain[0], metadata={"parentId": chain[-1]})
+    assert f"#{chain[-1]}" in reason(moved)
+    assert "自己" in reason(moved)
+    assert tree(host) == before
+    assert isinstance(host.complete(root), Block)
+
+
+@pytest.mark.parametrize("parent", [-(2**63) - 1, 10**30, {"id": 1}, True, "x", 1.5, float("nan")])
+def test_a_move_to_what_is_no_task_is_refused(host: Host, parent: object) -> None:
+    """A parentId no task can have (beyond the store, not a number, not whole) is refused by
+    the move check, and the tree is unchanged."""
+    host.create("a")
+    child = host.create("b")
+    before = tree(host)
+    assert isinstance(host.todo(action="update", id=child, metadata={"parentId": parent}), Block)
+    assert tree(host) == before
+
+
+def test_a_cycle_refusal_in_english(tmp_path: Path) -> None:
+    """The English catalog says the same: the move would put the task under itself."""
+    h = english(tmp_path)
+    a = h.create("a")
+    b = h.create("b", metadata={"parentId": a})
+    text = reason(h.todo(action="update", id=a, metadata={"parentId": b}))
+    assert f"task #{a} under itself" in text
+    assert "Nothing was changed" in text
+
+
+def test_a_valid_move_and_a_move_to_the_root_still_work(host: Host) -> None:
+    """Moving under another existing task outside the subtree passes, as does detaching."""
+    first = host.create("first")
+    second = host.create("second")
+    child = host.create("child", metadata={"parentId": first})
+    assert passed(host.todo(action="update", id=child, metadata={"parentId": second}))
+    assert passed(host.complete(first))
+    assert isinstance(host.complete(second), Block)
+    assert passed(host.todo(action="update", id=child, metadata={"parentId": None}))
+    assert passed(host.complete(second))
+
+
+def test_a_parent_never_completes_while_a_descendant_is_open(host: Host) -> None:
+    """A grandchild reopened under a completed child still holds its grandparent open."""
+    root = host.create("root")
+    child = host.create("child", metadata={"parentId": root})
+    grandchild = host.create("grandchild", metadata={"parentId": child})
+    assert passed(host.complete(grandchild))
+    assert passed(host.complete(child))
+    assert passed(host.update(grandchild, "pending"))
+    refused = reason(host.complete(root))
+    assert f"#{grandchild} grandchild" in refused
+    assert passed(host.complete(grandchild))
+    assert passed(host.complete(root))
+
+
+def test_an_open_subtree_moved_under_a_completed_task_holds_its_ancestor(host: Host) -> None:
+    """Open work moved below a completed child is still open work of the root."""
+    root = host.create("root")
+    done = host.create("done", metadata={"parentId": root})
+    assert passed(host.complete(done))
+    loose = host.create("loose")
+    assert passed(host.todo(action="update", id=loose, metadata={"parentId": done}))
+    assert f"#{loose} loose" in reason(host.complete(root))
 
 
 # -- 2. string ids ----------------------------------------------------------------------------

@@ -77,11 +77,13 @@ ULTIMATUM = "禁止直接收尾"
 class Host:
     """A mock host around the real engine: it feeds events and records every injection."""
 
-    def __init__(self, project: Path, registry: Registry | None = None) -> None:
+    def __init__(
+        self, project: Path, registry: Registry | None = None, config: Config = CONFIG
+    ) -> None:
         project.mkdir(parents=True, exist_ok=True)
         self.clock = FakeClock()
         self.engine = Supervisor(
-            project, CONFIG, host="test", capabilities=CAPS, clock=self.clock, registry=registry
+            project, config, host="test", capabilities=CAPS, clock=self.clock, registry=registry
         )
         self.sent: list[Advise | Continue] = []
 

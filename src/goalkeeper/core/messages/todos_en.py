@@ -34,10 +34,12 @@ MESSAGES: dict[str, str] = {
     "todo.id_not_number": "id must be a number, got: {value}",
     "todo.children_open": "subtasks {children} are unfinished; the parent cannot be declared completed",
     "todo.children_sep": ", ",
+    "todo.parent_cycle": "parentId #{parent} would put task #{id} under itself (#{parent} is #{id} or one of its subtasks)",
     "gate.test": 'Task #{id} declares a test hard gate: evidence must include a cmd entry with exit explicitly 0 (the tests really passed), e.g. {{"type":"cmd","cmd":"npm test","exit":0}}',
     "gate.audit": 'Task #{id} declares an audit hard gate: evidence must include cross-audit evidence {{"type":"review","agent":"<reviewer>","path":"<review artifact>"}}',
     # -- block reasons -------------------------------------------------------------------------
     "todo.block.parent": "goalkeeper: {err}. Tree tasks: create the parent first, then attach children with metadata.parentId.",
+    "todo.block.move": "goalkeeper: {err}. Nothing was changed: a task moves only under an existing task outside its own subtree (or to the root, parentId null).",
     "todo.block.tree": "goalkeeper: {err}. Finish the subtasks first, or set them back to pending/deleted.",
     "todo.block.evidence": "goalkeeper: proof of completion missing ({err}). {guide}",
     "todo.block.gate": "goalkeeper: {err}",

@@ -35,10 +35,12 @@ MESSAGES: dict[str, str] = {
     "todo.id_not_number": "id 必须是数字，实际: {value}",
     "todo.children_open": "子任务 {children} 未完成，父任务不能宣告 completed",
     "todo.children_sep": "、",
+    "todo.parent_cycle": "parentId #{parent} 会把任务 #{id} 挂到它自己下面（#{parent} 就是 #{id} 或它的子孙任务）",
     "gate.test": '任务 #{id} 声明了 test 硬门禁：evidence 必须含 cmd 证据且 exit 显式为 0（测试真实通过），如 {{"type":"cmd","cmd":"npm test","exit":0}}',
     "gate.audit": '任务 #{id} 声明了 audit 硬门禁：evidence 必须含交叉审计证据 {{"type":"review","agent":"<复核者>","path":"<评审产物>"}}',
     # -- block reasons -------------------------------------------------------------------------
     "todo.block.parent": "goalkeeper: {err}。树形任务：父节点必须先创建，子节点用 metadata.parentId 挂载。",
+    "todo.block.move": "goalkeeper: {err}。未做任何改动：任务只能挂到已存在、且不在它自己子树里的任务下（或以 parentId null 移到根）。",
     "todo.block.tree": "goalkeeper: {err}。先完成子任务，或将其标回 pending/deleted。",
     "todo.block.evidence": "goalkeeper: 完成证明缺失（{err}）。{guide}",
     "todo.block.gate": "goalkeeper: {err}",

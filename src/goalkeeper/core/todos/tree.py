@@ -316,15 +316,17 @@ def validate_parent_ref(tasks: Tasks, parent_id: object) -> Problem | None:
 
 
 def can_complete_tree(tasks: Tasks, task_id: object, *, sep: str = "、") -> Problem | None:
-    """Spec §5.2: a parent completes only after every live direct child has (children are
-    checked the same way, so the closure holds inductively). An id that is not a number is
-    refused: an undecidable case never passes."""
+    """Spec §5.2: a parent completes only after every live direct child has; beyond the spec,
+    no task below it may be open either (a reopened or moved task breaks the spec's induction,
+    ``core.todos.integrity``). An id that is not a number is refused: an undecidable case never
+    passes."""
+    from goalkeeper.core.todos.integrity import open_descendants
+
     if not is_number(task_id):
         return Problem.of("todo.id_not_number", value=js_str(task_id))
     if task_id != int(task_id):
         return None  # no task has it, so no task is its child
-    children = as_tree(tasks).children(int(task_id))
-    open_children = [t for t in children if t.status not in ("deleted", "completed")]
+    open_children = open_descendants(tasks, int(task_id))
     if not open_children:
         return None
     listed = sep.join(f"#{t.id} {t.subject}" for t in open_children)
