@@ -173,6 +173,58 @@ def test_a_garbage_id_is_a_clear_refusal(host: Host, garbage: object) -> None:
     assert tree(host) == before
 
 
+# -- 3. a bare evidence array -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("evidence", "kind"),
+    [
+        ([{"type": "cmd", "cmd": "npm test", "exit": 0}], "runnable"),
+        ([{"cmd": "npm test"}, {"path": "src/a.ts", "op": "edit"}], "runnable"),
+        ([{"path": "src/a.ts"}], "state"),
+        (["npm test", "npm run lint"], "runnable"),
+        ('[{"cmd": "npm test", "exit": 0}]', "runnable"),
+    ],
+)
+def test_a_bare_evidence_array_is_normalized(host: Host, evidence: object, kind: str) -> None:
+    """Seed 002 (lenient normalization): a list where ``{"kind", "evidence": [...]}`` is
+    expected is read as that list of entries, the kind inferred as for an object."""
+    task_id = host.create("任务A")
+    answer = host.complete(task_id, evidence)
+    assert passed(answer), answer
+    stored = answer.data["task"]["metadata"]["evidence"]  # type: ignore[index]
+    assert stored["kind"] == kind
+    assert all(isinstance(e, dict) and e.get("type") for e in stored["evidence"])
+
+
+def test_a_bare_array_at_the_top_level_of_the_call(host: Host) -> None:
+    """The top-level ``evidence`` (no ``metadata.evidence``) may be a bare array too."""
+    task_id = host.create("任务A")
+    answer = host.todo(action="update", id=task_id, status="completed", evidence=[{"cmd": "ls"}])
+    assert passed(answer)
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [[], [{"type": "review", "agent": "r", "path": "r.md"}], [None, 3], [""], [[]]],
+)
+def test_a_bare_array_that_says_nothing_checkable_is_still_refused(
+    host: Host, evidence: object
+) -> None:
+    """Never widen: an empty array is not an ``effect`` declaration, a review alone is not a
+    completed state, and entries that are not claims stay refused."""
+    task_id = host.create("任务A")
+    assert isinstance(host.complete(task_id, evidence), Block)
+
+
+def test_a_bare_array_never_meets_a_test_gate_without_exit_zero(host: Host) -> None:
+    """Never widen: a bare list of commands carries no exit code, so a test gate refuses it."""
+    task_id = host.create("测试门", metadata={"gate": {"test": True}})
+    assert "test 硬门禁" in reason(host.complete(task_id, ["npm test"]))
+    assert "test 硬门禁" in reason(host.complete(task_id, [{"cmd": "npm test", "exit": 1}]))
+    assert passed(host.complete(task_id, [{"cmd": "npm test", "exit": 0}]))
+
+
 # -- hostile input: a refusal, never an internal error, never a changed tree ------------------
 
 
