@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.config import Config
-from goalkeeper.core.values import Block, Reply
+from goalkeeper.core.values import Block, Continue, Notify, Reply
 from tests.core.test_todos import TOOL_INPUTS
-from tests.guards.test_todo_scenarios import Host, passed, reason
+from tests.guards.test_todo_scenarios import ULTIMATUM, Host, notices, passed, reason
 
 EN = Config(lang="en", no_plan="silent", evidence_check="off")
 
@@ -223,6 +223,48 @@ def test_a_bare_array_never_meets_a_test_gate_without_exit_zero(host: Host) -> N
     assert "test 硬门禁" in reason(host.complete(task_id, ["npm test"]))
     assert "test 硬门禁" in reason(host.complete(task_id, [{"cmd": "npm test", "exit": 1}]))
     assert passed(host.complete(task_id, [{"cmd": "npm test", "exit": 0}]))
+
+
+# -- 4. a stop with open todos inside the quiet window ----------------------------------------
+
+
+def test_a_working_stop_inside_the_quiet_window_gets_the_ultimatum(host: Host) -> None:
+    """Seed 002 ⑦ releases after one ultimatum, not before any: an agent that worked since the
+    user's message (here: created a todo) and stops 10 s later with it open is pushed back once."""
+    host.user(age=0)
+    host.create("任务A")
+    host.clock.advance(10)
+    host.settle()
+    assert [type(a) for a in host.sent] == [Continue]
+    assert ULTIMATUM in host.texts[0]
+    host.settle()
+    assert len(host.sent) == 1  # once per open count: the second stop is released
+
+
+def test_a_reply_inside_the_quiet_window_tells_the_user(host: Host) -> None:
+    """An agent that only answered the user (no tool call since the message) is not pushed
+    back inside the quiet window, but the stop is not silent: the user reads that todos are
+    open, once per message."""
+    task_id = host.create("任务A")
+    host.clock.advance(3600)
+    host.user("现在进度如何？", age=10)
+    actions = host.settle()
+    assert host.sent == []
+    (text,) = notices(actions)
+    assert "1 项 todo 未完成" in text
+    assert f"#{task_id} 任务A" in text
+    assert notices(host.settle()) == []  # told once for this message
+
+
+def test_a_reply_inside_the_quiet_window_tells_the_user_in_english(tmp_path: Path) -> None:
+    """The same notice in English."""
+    h = english(tmp_path)
+    h.create("task A")
+    h.clock.advance(3600)
+    h.user("how is it going?", age=10)
+    (text,) = [a.text for a in h.settle() if isinstance(a, Notify)]
+    assert "1 todo(s) still open" in text
+    assert h.sent == []
 
 
 # -- hostile input: a refusal, never an internal error, never a changed tree ------------------
