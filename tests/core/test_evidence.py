@@ -368,10 +368,29 @@ def test_normalize_non_object_is_missing(raw: object) -> None:
     assert zh(normalize_evidence(raw).problem) == "evidence 缺失或非对象"
 
 
-@pytest.mark.parametrize("raw", [[], "[]", [{"cmd": "x"}]])
-def test_normalize_array_has_no_evidence_array(raw: object) -> None:
-    """An array (an object without an ``evidence`` key in JavaScript) fails step 4."""
-    assert zh(normalize_evidence(raw).problem) == "evidence.evidence 必须是数组"
+@pytest.mark.parametrize("raw", [[{"cmd": "x"}], '[{"cmd": "x"}]', ["x"], ['{"cmd": "x"}']])
+def test_normalize_a_bare_array_is_the_list_of_entries(raw: object) -> None:
+    """Seed 002 lenient normalization (the spec refused it at step 4): a bare array is the
+    entries, and a string entry a bare command or the object it encodes."""
+    result = normalize_evidence(raw)
+    assert result.evidence == {"evidence": [{"cmd": "x", "type": "cmd"}], "kind": "runnable"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ([], "kind 必须是 state|runnable|effect，实际: undefined"),
+        ("[]", "kind 必须是 state|runnable|effect，实际: undefined"),
+        ([REVIEW], "kind 必须是 state|runnable|effect，实际: undefined"),
+        (["", "  "], "kind 必须是 state|runnable|effect，实际: undefined"),
+        ({"kind": "state", "evidence": ["123"]}, "证据条目必须是对象"),
+        ({"kind": "state", "evidence": ["src/a.ts"]}, "state 类必须有 file 证据"),
+    ],
+)
+def test_normalize_a_bare_array_never_widens(raw: object, expected: str) -> None:
+    """An empty array declares no effect, a review alone has no kind, a string is never taken
+    for a file claim, and a string holding JSON that is no object stays refused."""
+    assert zh(normalize_evidence(raw).problem) == expected
 
 
 def test_normalize_top_level_entry_reinfers_kind() -> None:

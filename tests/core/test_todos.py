@@ -183,14 +183,33 @@ def test_can_complete_tree_checks_the_spec_tasks_parent() -> None:
     assert zh(can_complete_tree(REF_TASKS, 1)) == "子任务 #3 子2 未完成，父任务不能宣告 completed"
 
 
-def test_can_complete_tree_checks_only_direct_children() -> None:
-    """A pending grandchild does not block its grandparent (the closure is inductive)."""
+def test_can_complete_tree_looks_below_completed_children() -> None:
+    """A pending grandchild under a completed child (reopened, or moved there) still blocks
+    its grandparent: the spec's induction does not survive a reopen (issue 23)."""
     tasks = (
         Task(1, "root", "in_progress"),
         Task(2, "child", "completed", metadata={"parentId": 1}),
         Task(3, "grandchild", "pending", metadata={"parentId": 2}),
     )
-    assert can_complete_tree(tasks, 1) is None
+    assert (
+        zh(can_complete_tree(tasks, 1)) == "子任务 #3 grandchild 未完成，父任务不能宣告 completed"
+    )
+    assert can_complete_tree(tasks, 3) is None
+
+
+def test_can_complete_tree_names_the_nearest_open_level_and_survives_a_stored_cycle() -> None:
+    """Open direct children are named first (the spec's message); below a deleted child the
+    walk goes on; a cycle stored before moves were checked ends the walk."""
+    tasks = (
+        Task(1, "root", "in_progress"),
+        Task(2, "gone", "deleted", metadata={"parentId": 1}),
+        Task(3, "deep", "pending", metadata={"parentId": 2}),
+        Task(4, "deeper", "pending", metadata={"parentId": 3}),
+        Task(5, "loop a", "completed", metadata={"parentId": 6}),
+        Task(6, "loop b", "completed", metadata={"parentId": 5}),
+    )
+    assert zh(can_complete_tree(tasks, 1)) == "子任务 #3 deep 未完成，父任务不能宣告 completed"
+    assert can_complete_tree(tasks, 5) is None
 
 
 @pytest.mark.parametrize(("task_id", "shown"), [(None, "null"), (True, "true"), ([1], "1")])
@@ -381,10 +400,33 @@ def test_parse_no_evidence_anywhere() -> None:
     assert (parsed.evidence, parsed.has_evidence) == (None, False)
 
 
-def test_parse_keeps_the_raw_id() -> None:
-    """The id is kept raw (a non-number is a refusal of its own); ``taskId`` is an alias."""
-    assert call({"action": "update", "id": "3"}).id == "3"
+def test_parse_reads_a_numeric_string_id_as_the_number() -> None:
+    """The schema allows a string id: a numeric one is the number, read once here; ``taskId``
+    is an alias; a parentId in metadata is read the same way."""
+    assert call({"action": "update", "id": "3"}).id == 3
+    assert call({"action": "get", "id": " #3 "}).id == 3
     assert call({"action": "update", "taskId": 3}).id == 3
+    assert call({"action": "create", "subject": "a", "metadata": {"parentId": "2"}}).metadata == {
+        "parentId": 2
+    }
+    assert call({"action": "create", "subject": "a", "metadata": {"parentId": "x"}}).metadata == {
+        "parentId": "x"
+    }
+
+
+@pytest.mark.parametrize(
+    ("task_id", "shown"),
+    [("one", "one"), (None, "undefined"), (True, "true"), ("1.5", "1.5"), ("²", "²")],
+)
+def test_parse_refuses_an_id_that_is_no_number(task_id: object, shown: str) -> None:
+    """update and get need a number or a numeric string; anything else is refused with what
+    was sent (cut short), before any gate reads it."""
+    for action in ("update", "get"):
+        problem = parse_todo_call({"action": action, "id": task_id})
+        assert isinstance(problem, Problem)
+        assert zh(problem) == f'id 必须是数字，实际: {shown}（任务编号，如 3 或 "3"）'
+    long = parse_todo_call({"action": "get", "id": "x" * 5000})
+    assert isinstance(long, Problem) and len(zh(long) or "") < 100
 
 
 def test_parse_non_string_subject_is_dropped() -> None:
@@ -477,7 +519,7 @@ def test_update_changes_only_what_is_given() -> None:
 
 @pytest.mark.parametrize(
     ("task_id", "expected"),
-    [(99, "任务 #99 不存在"), ("1", "id 必须是数字，实际: 1"), (None, "id 必须是数字，实际: null")],
+    [(99, "任务 #99 不存在"), (1.5, "任务 #1.5 不存在")],
 )
 def test_update_of_an_unknown_or_non_numeric_id_is_a_problem(
     task_id: object, expected: str

@@ -54,14 +54,19 @@ def tool_names(request: dict[str, Any]) -> list[str]:
 
 
 TODO = "mcp__goalkeeper__todo"
+EXPLAINED = "4. The todo 'answer the sum' stays open: the sum is answered, nothing blocks it."
 
 
 def test_a_clone_with_goalkeeper_on_path_gets_the_hooks_and_the_todo_tool(case: Case) -> None:
     """The hooks answer (SessionStart's context reaches the model) and the MCP server started
-    through the launcher serves ``mcp__goalkeeper__todo`` (a call returns a created task)."""
+    through the launcher serves ``mcp__goalkeeper__todo`` (a call returns a created task). The
+    todo is left open, so the Stop sends the agent back once (⑦, also inside the quiet window
+    after a run that worked); it explains and may stop."""
     clone(case)
     call = {"action": "create", "subject": "answer the sum"}
     rules: list[dict[str, Any]] = [
+        {"name": "explain", "when": {"tail_contains": "do not wrap up yet"},
+         "reply": [{"type": "text", "text": EXPLAINED}]},
         {"name": "done", "when": {"tail_contains": '"nextId": 2'},
          "reply": [{"type": "text", "text": REPLY}]},
         {"name": "todo", "reply": [{"type": "tool_use", "name": TODO, "input": call}]},
@@ -71,8 +76,8 @@ def test_a_clone_with_goalkeeper_on_path_gets_the_hooks_and_the_todo_tool(case: 
     try:
         assert run.returncode == 0, run.describe()
         assert CONTEXT in json.dumps(run.requests[0]["body"]), "SessionStart's context is missing"
-        assert run.rules == ["todo", "done"], run.describe()
-        assert run.result.get("result") == REPLY
+        assert run.rules == ["todo", "done", "explain"], run.describe()
+        assert run.result.get("result") == EXPLAINED
     finally:
         case.stop_engine()
 

@@ -10,9 +10,10 @@ goalkeeper's journal.
 
 The projects have no plan file and run with ``GOALKEEPER_NO_PLAN=silent``, so goalkeeper's PDCA
 cadence says nothing at Stop and every Stop decision is the todo guard's own. They also run with
-``GOALKEEPER_TODO_QUIET_AFTER_MS=0``: by default (spec S33) the settle ultimatum holds back while
-the user's last message is younger than 120 s, which in a run of a few seconds is always; the last
-case shows that default.
+``GOALKEEPER_TODO_QUIET_AFTER_MS=0``: by default (spec S33) the settle ultimatum held back while
+the user's last message was younger than 120 s, which in a run of a few seconds is always; since
+issue 23 it holds back only for a run that merely answered the user, and the last case shows that
+the default window no longer spares a run that worked.
 
 As in ``test_claude_code.py``, the fake model's rules are listed latest stage first and tell the
 stages apart by text that appears only once a stage happened: goalkeeper's refusals, the JSON of
@@ -470,19 +471,22 @@ def test_native_todowrite_completion_is_denied_and_a_plain_update_passes(case: C
 
 
 # -------------------------------------------------------------------------------------------
-# 5. The default quiet window holds the ultimatum back right after the user's prompt.
+# 5. The default quiet window does not spare a run that worked (issue 23).
 # -------------------------------------------------------------------------------------------
-def test_within_the_default_quiet_window_an_open_item_gets_no_ultimatum(case: Case) -> None:
+def test_within_the_default_quiet_window_a_run_that_worked_gets_the_ultimatum(case: Case) -> None:
     """The control of case 2: the same script with goalkeeper's default quiet window (120 s
-    after the user's last message, spec S33). The run settles within seconds of the prompt, so
-    the open item is not pushed back."""
+    after the user's last message). The run settles within seconds of the prompt, but it
+    worked (it created and completed todos), so the open item is pushed back once, as in case 2,
+    instead of ending in silence (spec S33 held it)."""
     case.install()
     run = case.run_claude(open_item_rules(), extra_env={"GOALKEEPER_NO_PLAN": "silent"})
 
-    assert run.rules == ["create-1", "create-2", "complete-1", "settle"], run.describe()
+    assert run.rules == ["create-1", "create-2", "complete-1", "settle", "explain"], run.describe()
     assert_clean_exit(run)
     assert_no_stray_traffic(run)
-    assert case.stop_hook_outcomes(run) == [("allow", AWAITING)]  # an effect: the user's
-    assert journal_data(case, "todo_ultimatum") == []
+    outcomes = case.stop_hook_outcomes(run)
+    assert [kind for kind, _ in outcomes] == ["block", "allow"], outcomes
+    assert outcomes[0][1].startswith(f"goalkeeper: 1 {ULTIMATUM}:\n#2 deploy greet.sh\n")
+    assert journal_data(case, "todo_ultimatum") == [{"open": 1}]
     tasks = todo_tasks(case, run.result["session_id"])
     assert [(t["id"], t["status"]) for t in tasks] == [(1, "completed"), (2, "pending")], tasks

@@ -77,11 +77,13 @@ ULTIMATUM = "禁止直接收尾"
 class Host:
     """A mock host around the real engine: it feeds events and records every injection."""
 
-    def __init__(self, project: Path, registry: Registry | None = None) -> None:
+    def __init__(
+        self, project: Path, registry: Registry | None = None, config: Config = CONFIG
+    ) -> None:
         project.mkdir(parents=True, exist_ok=True)
         self.clock = FakeClock()
         self.engine = Supervisor(
-            project, CONFIG, host="test", capabilities=CAPS, clock=self.clock, registry=registry
+            project, config, host="test", capabilities=CAPS, clock=self.clock, registry=registry
         )
         self.sent: list[Advise | Continue] = []
 
@@ -588,9 +590,11 @@ def test_s32_one_ultimatum_per_open_count(host: Host) -> None:
 
 
 def test_s33_quiet_window_holds_the_ultimatum(host: Host) -> None:
-    """S33: a settle 10 s after a user message gives no ⑦; 200 s later the settle does."""
-    host.user(age=0)
+    """S33: a settle 10 s after a user message gives no ⑦; 200 s later the settle does.
+    Goalkeeper holds it only when the agent did no work since the message (issue 23: a working
+    stop inside the window gets ⑦, ``test_todo_integrity``), so the todo predates the message."""
     host.create("任务A")
+    host.user(age=0)
     host.clock.advance(10)
     host.settle()
     first = len(host.sent)
@@ -645,10 +649,10 @@ def notices(actions: tuple[Action, ...]) -> list[str]:
 
 
 def test_a_stop_inside_the_quiet_window_still_tells_the_user(host: Host) -> None:
-    """⑦ waits for the quiet window; the one-line notice for the user does not, and it comes at
-    every stop while a gated todo is open."""
-    host.user(age=0)
+    """⑦ waits for the quiet window (after a message the agent only answered); the one-line
+    notice for the user does not, and it comes at every stop while a gated todo is open."""
     gated = host.create("测试门", metadata={"gate": {"test": True}})
+    host.user(age=0)
     host.clock.advance(10)
     first = host.settle()
     assert host.sent == []  # ⑦ held by the quiet window, as in S33

@@ -6,9 +6,10 @@ terminal until progress or the user speaks. ⑦ is the only advice that starts a
 "open count + no user input" state, so the agent is pushed back at most once. Pure: functions of
 the guard's state, the time and the config.
 
-One deliberate deviation from pi-todone: when ④ (wait gap) has nothing to list, the pipeline
+Two deliberate deviations from pi-todone: when ④ (wait gap) has nothing to list, the pipeline
 falls through to ⑤/⑥ instead of going silent for the rest of the unit, so a long wait can never
-swallow the verification duty.
+swallow the verification duty; and the quiet window holds ⑦ only after a message the agent
+merely answered (it did no work since), and such a held stop is told to the user (issue 23).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from msgspec.structs import replace
 
 from goalkeeper.core.todos.evidence import parse_gate
 from goalkeeper.core.todos.tree import Task, TodoTree, open_dependencies, prune_alive
-from goalkeeper.core.values import Advise, AdviseWhen, Continue
+from goalkeeper.core.values import Advise, AdviseWhen, Continue, Notify
 from goalkeeper.guards.spec import Context
+from goalkeeper.guards.todos_refusals import STOP_ITEMS
 
 if TYPE_CHECKING:
     from goalkeeper.guards.todos import TodosState
@@ -108,11 +110,16 @@ def advise(s: TodosState, ctx: Context, when: AdviseWhen) -> tuple[Advise | None
     return None, s
 
 
-def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, bool, TodosState]:
+def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | Notify | None, bool, TodosState]:
     """Spec §8.6: at the final settle with open todos, push back once: explain the blocker or
-    finish. Ignores the per-round guard and backoff; honours the quiet window and dedupe.
+    finish. Ignores the per-round guard and backoff; honours dedupe.
 
-    Returns the continuation (None when nothing is sent), whether the ultimatum counts as
+    The quiet window holds it only for an agent that did no work since the user's message (it
+    answered them): seed 002 ⑦ releases a stop after one ultimatum, not before any, and a run
+    under two minutes long is the common case, which the spec's window let end in silence
+    (issue 23). A stop so held tells the user instead, once per message.
+
+    Returns the continuation (or the user's notice, or None), whether the ultimatum counts as
     delivered (sent, or the same words said already), and the new state."""
     open_count = s.tree.open_count
     if not open_count:
@@ -121,8 +128,11 @@ def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, bool, Todos
         s = replace(s, settled_forced=False)
     if s.settled_forced:
         return None, False, s
-    if ctx.now - s.last_user_at < ctx.config.todo_quiet_after_ms / 1000:
-        return None, False, s
+    worked = max(s.unit_tool_events, s.unit_tools_measured) > 0
+    if ctx.now - s.last_user_at < ctx.config.todo_quiet_after_ms / 1000 and not worked:
+        if s.quiet_told_at == s.last_user_at:
+            return None, False, s
+        return _quiet_notice(s, ctx, open_count), False, replace(s, quiet_told_at=s.last_user_at)
     text = ctx.say(
         "todo.advice.ultimatum", n=open_count, lines=_lines(s.tree.open_tasks(LIST_PROOF))
     )
@@ -132,6 +142,15 @@ def ultimatum(s: TodosState, ctx: Context) -> tuple[Continue | None, bool, Todos
     if text == s.last_injection_text:
         return None, True, forced  # the same words were already said: counts as delivered
     return Continue(text), True, _committed(forced, text, ctx.now)
+
+
+def _quiet_notice(s: TodosState, ctx: Context, open_count: int) -> Notify:
+    say = ctx.say
+    shown = s.tree.open_tasks(STOP_ITEMS)
+    items = "; ".join(f"#{t.id} {t.subject}" for t in shown)
+    if open_count > len(shown):
+        items += say("todo.stop.more", n=open_count - len(shown))
+    return Notify(say("todo.advice.quiet_stop", n=open_count, items=items), "warning")
 
 
 def _verify_text(s: TodosState, ids: list[int], ctx: Context) -> str:

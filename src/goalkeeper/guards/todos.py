@@ -29,6 +29,7 @@ from goalkeeper.core.values import (
     BeforeAgentStart,
     Block,
     Event,
+    Notify,
     Record,
     SessionStart,
     Settled,
@@ -64,6 +65,8 @@ class TodosState(Struct, frozen=True):
     settled_forced_count: int = -1
     settled_forced_at: float = 0.0
     last_user_at: float = 0.0
+    quiet_told_at: float = -1.0
+    """The user message (its time) whose stop, held by the quiet window, the user was told of."""
     unit_tool_events: int = 0
     unit_tools_measured: int = 0
     unit_todo_calls: int = 0
@@ -208,7 +211,8 @@ def on_turn_end(s: TodosState, ctx: Context) -> Verdict[TodosState]:
 def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     """⑦ first; if it did not speak, the ordinary advice as a follow-up. Whatever is decided
     for the agent, a stop with a refused completion not fixed or an open gated todo tells the
-    user so (advice windows and backoff do not apply to it)."""
+    user so (advice windows and backoff do not apply to it), and so does a stop with open todos
+    whose ⑦ the quiet window held: open work is released after one push or a word to the user."""
     from goalkeeper.guards.todo_advice import advise, ultimatum
     from goalkeeper.guards.todos_refusals import acceptance_notice, stop_notice
 
@@ -226,7 +230,9 @@ def on_settled(ev: Settled, s: TodosState, ctx: Context) -> Verdict[TodosState]:
         return Verdict(told, s)
     push, delivered, s = ultimatum(s, ctx)
     review, s = _review_gated(s, ctx)  # rides with the ultimatum: one continuation
-    if push is not None:
+    if isinstance(push, Notify):  # ⑦ held by the quiet window: the user hears of the open todos
+        told = told or (push,)  # unless this stop's notice names what is open already
+    elif push is not None:
         record = Record("todo_ultimatum", {"open": s.tree.open_count})
         return Verdict((push, record, *review, *told), s)
     if review:

@@ -28,6 +28,7 @@ from goalkeeper.core.todos.evidence import (
     validate_gate,
     validate_gate_kind,
 )
+from goalkeeper.core.todos.integrity import validate_move
 from goalkeeper.core.todos.tool import TodoCall, apply_todo, parse_todo_call
 from goalkeeper.core.todos.tree import (
     can_complete_tree,
@@ -76,6 +77,9 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
                 return Verdict((Inspect(files=(PROJECT_FOLDER,)),), s)
             baseline = baseline_of(ctx.facts)
     elif call.action == "update":
+        moved = _move_refused(call, s, ctx)
+        if moved is not None:
+            return moved
         kept = _gate_kept(call, s, ctx)
         if kept is not None:
             return kept
@@ -118,6 +122,24 @@ def on_todo_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
     if completion is not None:
         actions.append(Record("todo_completed", completion))
     return Verdict(tuple(actions), s)
+
+
+def _move_refused(call: TodoCall, s: TodosState, ctx: Context) -> Verdict[TodosState] | None:
+    """Seed 002 tree integrity on an update that moves a task (``metadata.parentId``): to a
+    task that exists, outside its own subtree (``core.todos.integrity``); refused as a whole,
+    nothing changed. Restating the parent it has is no move."""
+    if call.metadata is None or "parentId" not in call.metadata:
+        return None
+    task = s.tree.get(call.id)
+    if task is None:
+        return None  # the call itself answers that the task does not exist
+    new, old = call.metadata["parentId"], task.metadata.get("parentId")
+    if (new is None and old is None) or (is_number(new) and is_number(old) and new == old):
+        return None
+    problem = validate_move(s.tree, task.id, new)
+    if problem is None:
+        return None
+    return Verdict((Block(ctx.say("todo.block.move", err=problem.render(ctx.say))),), s)
 
 
 def _gate_kept(call: TodoCall, s: TodosState, ctx: Context) -> Verdict[TodosState] | None:

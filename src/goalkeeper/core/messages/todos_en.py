@@ -34,10 +34,12 @@ MESSAGES: dict[str, str] = {
     "todo.id_not_number": "id must be a number, got: {value}",
     "todo.children_open": "subtasks {children} are unfinished; the parent cannot be declared completed",
     "todo.children_sep": ", ",
+    "todo.parent_cycle": "parentId #{parent} would put task #{id} under itself (#{parent} is #{id} or one of its subtasks)",
     "gate.test": 'Task #{id} declares a test hard gate: evidence must include a cmd entry with exit explicitly 0 (the tests really passed), e.g. {{"type":"cmd","cmd":"npm test","exit":0}}',
     "gate.audit": 'Task #{id} declares an audit hard gate: evidence must include cross-audit evidence {{"type":"review","agent":"<reviewer>","path":"<review artifact>"}}',
     # -- block reasons -------------------------------------------------------------------------
     "todo.block.parent": "goalkeeper: {err}. Tree tasks: create the parent first, then attach children with metadata.parentId.",
+    "todo.block.move": "goalkeeper: {err}. Nothing was changed: a task moves only under an existing task outside its own subtree (or to the root, parentId null).",
     "todo.block.tree": "goalkeeper: {err}. Finish the subtasks first, or set them back to pending/deleted.",
     "todo.block.evidence": "goalkeeper: proof of completion missing ({err}). {guide}",
     "todo.block.gate": "goalkeeper: {err}",
@@ -58,6 +60,7 @@ MESSAGES: dict[str, str] = {
     "todo.error.action": "action must be create|update|list|get, got: {action}",
     "todo.error.subject": "create needs a non-empty subject",
     "todo.error.create_status": "a task cannot be created {status}: create it, then update it (completing needs evidence)",
+    "todo.error.id": 'id must be a number, got: {value} (the task number, such as 3 or "3")',
     "todo.error.unknown": "task #{id} does not exist",
     "todo.error.status": "status must be pending|in_progress|completed|deleted, got: {status}",
     "todo.error.input": "the todo arguments must be a JSON object",
@@ -78,6 +81,7 @@ MESSAGES: dict[str, str] = {
     "todo.advice.verify_gated": "goalkeeper: task #{ids} marked completed (format gate passed). Completed ≠ verified: #{gated} declare a hard gate — you must spawn a fresh-context reviewer subagent to re-check that their test/audit evidence is real (read-only checks against the evidence claims){others}; fix any gap on the spot before wrapping up.",
     "todo.advice.verify_others": "; have the same reviewer verify the other completed items independently too",
     "todo.advice.ultimatum": "goalkeeper: {n} todo item(s) are still unfinished — do not wrap up yet:\n{lines}\nChoose one: ① explain the blocker (which item, why, next step) and then settle — one explanation is accepted; ② finish the remaining items and then settle.",
+    "todo.advice.quiet_stop": "goalkeeper: the agent stopped with {n} todo(s) still open — {items}. It only answered your message, so it was not sent back to finish them; tell it to continue if it should.",
     # -- the tool itself --------------------------------------------------------------------------
     "todo.tool.snippet": "goalkeeper's todo tree: verifiable todos; completing one needs evidence",
     "todo.tool.description": 'goalkeeper\'s todo tree for this session. Break complex work into todos (each one independently verifiable result); tree tasks use metadata.parentId; metadata.gate declares a hard duty ("test": a passing cmd entry, "audit": a review entry) that cannot be removed later. Marking a todo completed requires metadata.evidence: {{"kind":"state","evidence":[{{"type":"file","path":"src/a.py","op":"edit"}}]}}, {{"kind":"runnable","evidence":[{{"type":"cmd","cmd":"pytest -q","exit":0}}]}} or {{"kind":"effect","evidence":[]}}. goalkeeper checks that claimed files changed since the todo was created, and re-runs the test command of a test-gated todo: it must be an approved test command, run as it is (the whole suite, no test paths or -k), that executes at least one test; effect evidence cannot complete a gated todo. A reply lists the whole tree while it is small; past a few dozen todos it gives counts by state and the next open todos (summary), and get reads any todo by id.',

@@ -35,10 +35,12 @@ MESSAGES: dict[str, str] = {
     "todo.id_not_number": "id 必须是数字，实际: {value}",
     "todo.children_open": "子任务 {children} 未完成，父任务不能宣告 completed",
     "todo.children_sep": "、",
+    "todo.parent_cycle": "parentId #{parent} 会把任务 #{id} 挂到它自己下面（#{parent} 就是 #{id} 或它的子孙任务）",
     "gate.test": '任务 #{id} 声明了 test 硬门禁：evidence 必须含 cmd 证据且 exit 显式为 0（测试真实通过），如 {{"type":"cmd","cmd":"npm test","exit":0}}',
     "gate.audit": '任务 #{id} 声明了 audit 硬门禁：evidence 必须含交叉审计证据 {{"type":"review","agent":"<复核者>","path":"<评审产物>"}}',
     # -- block reasons -------------------------------------------------------------------------
     "todo.block.parent": "goalkeeper: {err}。树形任务：父节点必须先创建，子节点用 metadata.parentId 挂载。",
+    "todo.block.move": "goalkeeper: {err}。未做任何改动：任务只能挂到已存在、且不在它自己子树里的任务下（或以 parentId null 移到根）。",
     "todo.block.tree": "goalkeeper: {err}。先完成子任务，或将其标回 pending/deleted。",
     "todo.block.evidence": "goalkeeper: 完成证明缺失（{err}）。{guide}",
     "todo.block.gate": "goalkeeper: {err}",
@@ -59,6 +61,7 @@ MESSAGES: dict[str, str] = {
     "todo.error.action": "action 必须是 create|update|list|get，实际: {action}",
     "todo.error.subject": "create 需要非空的 subject",
     "todo.error.create_status": "任务不能以 {status} 状态创建：先创建，再 update（标 completed 需要证据）",
+    "todo.error.id": 'id 必须是数字，实际: {value}（任务编号，如 3 或 "3"）',
     "todo.error.unknown": "任务 #{id} 不存在",
     "todo.error.status": "status 必须是 pending|in_progress|completed|deleted，实际: {status}",
     "todo.error.input": "todo 的参数必须是 JSON 对象",
@@ -79,6 +82,7 @@ MESSAGES: dict[str, str] = {
     "todo.advice.verify_gated": "goalkeeper: 任务 #{ids} 已标记完成（格式闸通过）。完成 ≠ 验证：其中 #{gated} 声明了硬门禁，必须 spawn 一个 fresh-context reviewer subagent 复核其测试/审计证据的真实性（只读检查文件/测试，对照 evidence 声称）{others}，发现缺口当场修复后再收尾。",
     "todo.advice.verify_others": "；其余完成项也请由该 reviewer 一并独立验证",
     "todo.advice.ultimatum": "goalkeeper: 还有 {n} 项 todo 未完成，禁止直接收尾：\n{lines}\n二选一：① 说明卡点（哪一项卡住、原因、下一步）后再收尾——交代过即放行；② 继续完成剩余项后再收尾。",
+    "todo.advice.quiet_stop": "goalkeeper: 代理停下时还有 {n} 项 todo 未完成 —— {items}。它只是回复了你的消息，所以没有被顶回去完成；若要它继续，请直接告诉它。",
     # -- 工具本身 ----------------------------------------------------------------------------------
     "todo.tool.snippet": "goalkeeper 的 todo 树：可验证的 todo；标完成必须附证据",
     "todo.tool.description": 'goalkeeper 的本会话 todo 树。复杂任务先拆 todo（每项是一个可独立验证的结果）；树形任务用 metadata.parentId；metadata.gate 声明硬门禁（"test"：一条通过的 cmd 证据，"audit"：一条 review 证据），声明后不能移除。标 completed 必须附 metadata.evidence：{{"kind":"state","evidence":[{{"type":"file","path":"src/a.py","op":"edit"}}]}}、{{"kind":"runnable","evidence":[{{"type":"cmd","cmd":"pytest -q","exit":0}}]}} 或 {{"kind":"effect","evidence":[]}}。goalkeeper 会核对声称改动的文件自 todo 创建以来确有变化，并重跑 test 门禁任务的测试命令：它必须是按原样运行的已批准测试命令（整套测试，不加测试路径或 -k），且至少执行一个测试；effect 证据不能完成带门禁的 todo。树小时回复列出整棵树；超过几十项后给出各状态计数和接下来的未完成项（summary），用 get 按 id 读取任一项。',

@@ -78,7 +78,12 @@ class Normalized(Struct, frozen=True):
 
 def normalize_evidence(raw: object) -> Normalized:
     """Spec §4.3, steps in order: a JSON string, a bare command, a single top-level entry, a
-    single ``evidence`` object, entries missing ``type``, a missing ``kind``."""
+    single ``evidence`` object, entries missing ``type``, a missing ``kind``. Beyond the spec
+    (seed 002: only what cannot be repaired is refused), a bare array is the list of entries,
+    and a string entry is a bare command (or, if it is one, a JSON object). Never wider than
+    the spec: a command entry so made has no exit code, so it meets no test gate and stays an
+    unverified claim; an empty array declares no ``effect``; a kind is inferred only from a
+    cmd or file entry, as for an object."""
     value: object = raw
     if isinstance(value, str):
         text = value.strip()
@@ -89,7 +94,7 @@ def normalize_evidence(raw: object) -> Normalized:
         except ValueError:
             value = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": text}]}
     if isinstance(value, list):
-        return Normalized(None, Problem.of("evidence.not_array"))
+        value = {"evidence": value}
     if not isinstance(value, Mapping):
         return Normalized(None, Problem.of("evidence.missing"))
     obj: dict[str, Any] = dict(value)
@@ -219,7 +224,15 @@ def _not_json(token: str) -> object:
 
 
 def _typed(entry: object) -> object:
-    """Step 5: an entry without ``type`` gets one from its keys (a copy; never mutated)."""
+    """Step 5: an entry without ``type`` gets one from its keys (a copy; never mutated). A
+    string entry is read as a string is at the top (step 1): the JSON it holds, else a bare
+    command; an empty one, or JSON that is no object, is left for validation to refuse."""
+    if isinstance(entry, str) and entry.strip():
+        text = entry.strip()
+        try:
+            entry = json.loads(text, parse_constant=_not_json)
+        except ValueError:
+            entry = {"type": "cmd", "cmd": text}
     if not isinstance(entry, Mapping) or isinstance(entry.get("type"), str):
         return dict(entry) if isinstance(entry, Mapping) else entry
     if isinstance(entry.get("cmd"), str):

@@ -30,6 +30,8 @@ from goalkeeper.core.values import Problem
 MAX_SUBJECT = 500
 MAX_DESCRIPTION = 10_000
 MAX_METADATA = 64 * 1024  # serialized; evidence with output tails fits, a pasted log does not
+MAX_ID_DIGITS = 15  # below 2**53: the id stays exact as a JSON number in every host
+SHOWN_ID = 40  # characters of a refused id quoted back
 
 
 class TodoCall(Struct, frozen=True):
@@ -81,9 +83,14 @@ def parse_todo_call(raw: object) -> TodoCall | Problem:
         evidence, has_evidence = metadata["evidence"], True
     else:
         evidence, has_evidence = raw.get("evidence"), "evidence" in raw
+    task_id = task_number(raw.get("id", raw.get("taskId")))
+    if action in ("update", "get") and not is_number(task_id):
+        return Problem.of("todo.error.id", value=_shown(task_id)[:SHOWN_ID])
+    if metadata is not None and "parentId" in metadata:
+        metadata = {**metadata, "parentId": task_number(metadata["parentId"])}
     return TodoCall(
         action=str(action),
-        id=raw.get("id", raw.get("taskId")),
+        id=task_id,
         subject=subject if isinstance(subject, str) else None,
         description=description if isinstance(description, str) else None,
         status=raw.get("status"),
@@ -93,6 +100,18 @@ def parse_todo_call(raw: object) -> TodoCall | Problem:
         has_evidence=has_evidence,
         raw=dict(raw),
     )
+
+
+def task_number(value: object) -> object:
+    """A task id as the tool's schema allows it (``"id": integer | string``): a numeric
+    string (``"3"``, ``" 3 "``, ``"#3"`` as the replies print ids) is the number; anything else
+    is returned as it came, for the rules to refuse with what was sent. Read once, here, so
+    every gate downstream sees the same number a numeric id would give."""
+    if isinstance(value, str):
+        text = value.strip().removeprefix("#")
+        if text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS:
+            return int(text)
+    return value
 
 
 class Applied(Struct, frozen=True):

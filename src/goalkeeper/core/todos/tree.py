@@ -32,6 +32,14 @@ def is_number(value: object) -> TypeGuard[int | float]:
     return not isinstance(value, float) or math.isfinite(value)
 
 
+def task_key(value: object) -> int | None:
+    """A value as a task id: a whole JSON number the store can hold (a signed 64-bit
+    integer); None for anything else, so a hostile ``1e30`` is no task instead of an error."""
+    if not is_number(value) or value != int(value) or not -(2**63) <= int(value) < 2**63:
+        return None
+    return int(value)
+
+
 class Task(Struct, frozen=True):
     id: int
     subject: str
@@ -48,7 +56,7 @@ class Task(Struct, frozen=True):
     @property
     def parent_id(self) -> int | None:
         value = self.metadata.get("parentId")
-        return int(value) if is_number(value) and value == int(value) else None
+        return task_key(value)
 
     @property
     def open(self) -> bool:
@@ -198,12 +206,14 @@ class TodoTree:
         return new
 
     def get(self, task_id: object) -> Task | None:
-        if not is_number(task_id) or task_id != int(task_id):
+        key = task_key(task_id)
+        if key is None:
             return None
-        key = int(task_id)
         return self.changed[key] if key in self.changed else self.source.task(key)
 
     def children(self, parent_id: int) -> tuple[Task, ...]:
+        if task_key(parent_id) is None:
+            return ()
         stored = [t for t in self.source.children(parent_id) if t.id not in self.changed]
         mine = [t for t in self.changed.values() if t.parent_id == parent_id]
         return tuple(sorted((*stored, *mine), key=lambda t: t.id))
@@ -306,15 +316,17 @@ def validate_parent_ref(tasks: Tasks, parent_id: object) -> Problem | None:
 
 
 def can_complete_tree(tasks: Tasks, task_id: object, *, sep: str = "、") -> Problem | None:
-    """Spec §5.2: a parent completes only after every live direct child has (children are
-    checked the same way, so the closure holds inductively). An id that is not a number is
-    refused: an undecidable case never passes."""
+    """Spec §5.2: a parent completes only after every live direct child has; beyond the spec,
+    no task below it may be open either (a reopened or moved task breaks the spec's induction,
+    ``core.todos.integrity``). An id that is not a number is refused: an undecidable case never
+    passes."""
+    from goalkeeper.core.todos.integrity import open_descendants
+
     if not is_number(task_id):
         return Problem.of("todo.id_not_number", value=js_str(task_id))
     if task_id != int(task_id):
         return None  # no task has it, so no task is its child
-    children = as_tree(tasks).children(int(task_id))
-    open_children = [t for t in children if t.status not in ("deleted", "completed")]
+    open_children = open_descendants(tasks, int(task_id))
     if not open_children:
         return None
     listed = sep.join(f"#{t.id} {t.subject}" for t in open_children)
@@ -374,12 +386,13 @@ def task_from_json(item: object) -> Task | None:
     if not isinstance(item, Mapping):
         return None
     task_id, subject, status = item.get("id"), item.get("subject"), item.get("status")
-    if not (is_number(task_id) and task_id == int(task_id)) or not isinstance(subject, str):
+    key = task_key(task_id)
+    if key is None or not isinstance(subject, str):
         return None
     metadata = item.get("metadata")
     created, updated = item.get("createdAt"), item.get("updatedAt")
     return Task(
-        id=int(task_id),
+        id=key,
         subject=subject,
         status=cast(Status, status if status in STATUSES else "pending"),
         blocked_by=ids_of(item.get("blockedBy")),
@@ -395,7 +408,7 @@ def ids_of(value: object) -> tuple[int, ...]:
     """``blockedBy`` as ids; scalars and garbage mean no dependencies (spec §3)."""
     if not isinstance(value, list | tuple):
         return ()
-    return tuple(int(v) for v in value if is_number(v) and v == int(v))
+    return tuple(key for v in value if (key := task_key(v)) is not None)
 
 
 TOOL_SCHEMA: dict[str, Any] = {
