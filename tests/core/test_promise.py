@@ -5,7 +5,15 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from goalkeeper.core.goals.goal import Criterion, Goal
-from goalkeeper.core.goals.promise import goal_digest, judge_goal, promise_of, trusted_goal
+from goalkeeper.core.goals.promise import (
+    added_criteria,
+    change_reason,
+    goal_digest,
+    goal_in_force,
+    judge_goal,
+    promise_of,
+    trusted_goal,
+)
 
 GOAL = Goal(
     "All tests pass",
@@ -100,3 +108,52 @@ def test_trusted_goal_keeps_the_stricter_of_both() -> None:
     assert (goal.attempts, goal.status, goal.blocked_reason) == (2, "blocked", "round limit")
     tighter = trusted_goal(replace(GOAL, rounds=1, attempts=3), APPROVED)
     assert (tighter.rounds, tighter.attempts, tighter.status) == (1, 3, "active")
+
+
+def test_only_added_criteria_are_an_addition() -> None:
+    """More criteria, every approved one kept word for word: an addition (not held). A new
+    command, a reworded or dropped criterion, another objective: not one."""
+    extra = Criterion("the README documents --json", "open")
+    added = replace(GOAL, criteria=(*GOAL.criteria, extra))
+    assert added_criteria(added, APPROVED) == ("the README documents --json",)
+    assert judge_goal(added, APPROVED) is None
+    not_additions = [
+        replace(added, verify=("python -m pytest -q", "touch pwned")),
+        replace(added, criteria=(GOAL.criteria[0], extra)),
+        replace(added, criteria=(GOAL.criteria[0], Criterion("docs, mostly", "open"), extra)),
+        replace(added, objective="Most tests pass"),
+        replace(added, goal_id="g-2"),
+    ]
+    for changed in not_additions:
+        assert added_criteria(changed, APPROVED) == (), changed
+    assert added_criteria(GOAL, APPROVED) == ()  # nothing added
+    closed = replace(APPROVED, status="complete")
+    assert added_criteria(added, closed) == ()
+
+
+def test_the_reason_is_the_latest_logged_one() -> None:
+    logged = replace(GOAL, progress_log=("goal set", "added docs because users asked", "ran it"))
+    assert change_reason(logged) == "added docs because users asked"
+    assert (
+        change_reason(replace(GOAL, progress_log=("理由：用户要求文档",))) == "理由：用户要求文档"
+    )
+    assert change_reason(GOAL) is None
+
+
+def test_the_goal_in_force_is_the_approved_one_with_goal_md_ticks() -> None:
+    """Verify, objective and criteria come from the promise; a tick counts only on a criterion
+    GOAL.md still has word for word; limits are never looser."""
+    edited = replace(
+        GOAL,
+        objective="anything",
+        verify=("true",),
+        criteria=(Criterion("`python -m pytest -q` exits 0", "done"), Criterion("doc", "done")),
+        rounds=50,
+    )
+    in_force = goal_in_force(edited, APPROVED)
+    assert in_force.verify == APPROVED.verify and in_force.objective == APPROVED.objective
+    assert [(c.text, c.state) for c in in_force.criteria] == [
+        ("`python -m pytest -q` exits 0", "done"),
+        ("docs", "open"),
+    ]
+    assert in_force.rounds == APPROVED.rounds

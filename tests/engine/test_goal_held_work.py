@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.core.values import Action, Continue, Notify, Pause
+from goalkeeper.core.values import Action, Close, Continue, Notify, Pause
 from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.testing import FakeRunner, supervisor
-from tests.engine.test_goal_loop import Outputs, say_goal, settle
+from tests.engine.test_goal_loop import FAIL, Outputs, say_goal, settle
 
 
 @pytest.fixture
@@ -47,6 +47,7 @@ def test_a_weakened_goal_sends_the_agent_back_once_then_pauses(
     if change[0].startswith(" "):  # the agent explains itself in the Progress Log
         weakened += "- because: the tests are flaky, `true` is enough\n"
     path.write_text(weakened, "utf-8")
+    outputs.queue += [(1, FAIL.format(t="0.1"))] * 3  # the work is not done: the goal fails
 
     first = settle(supervisor)
     back = said(first, Continue)
@@ -55,7 +56,7 @@ def test_a_weakened_goal_sends_the_agent_back_once_then_pauses(
     assert "waits for the user" in back[0] and "verify: pytest -q" in back[0]
     assert "`pytest -q` passes" in back[0]  # the objective in force, restated
     assert "- verify: pytest -q" in user and "goal approve" in user  # the user reads the diff
-    assert not said(first, Pause) and outputs.runs == 0  # the weakened `true` never runs
+    assert not said(first, Pause) and outputs.runs == 1  # the goal in force was verified
 
     second = settle(supervisor)  # the same refused stop again: pause, the user told
     assert not said(second, Continue)
@@ -64,7 +65,19 @@ def test_a_weakened_goal_sends_the_agent_back_once_then_pauses(
     third = settle(supervisor)
     assert not said(third, Continue) and not said(third, Pause)
     continuations = sum(len(said(a, Continue)) for a in (first, second, third))
-    assert continuations <= 3 and outputs.runs == 0
+    assert continuations <= 3 and outputs.runs == 3  # each stop verified the goal in force …
+    assert ran(supervisor) == [("pytest", "-q")] * 3  # … and the weakened `true` never ran
+    assert not any(closed(a) for a in (first, second, third))
+
+
+def closed(actions: tuple[Action, ...]) -> bool:
+    return any(isinstance(a, Close) for a in actions)
+
+
+def ran(supervisor: Supervisor) -> list[tuple[str, ...]]:
+    """The verifications goalkeeper ran (git probes aside)."""
+    calls: list[tuple[str, ...]] = supervisor.runner.calls  # type: ignore[attr-defined]
+    return [c for c in calls if not any(word.endswith("git") for word in c)]
 
 
 def test_putting_the_goal_back_verifies_it_again(sup: tuple[Supervisor, Outputs]) -> None:
@@ -74,7 +87,7 @@ def test_putting_the_goal_back_verifies_it_again(sup: tuple[Supervisor, Outputs]
     path = supervisor.project / ".agents" / "goal" / "GOAL.md"
     body = path.read_text("utf-8")
     path.write_text(body.replace("- pytest -q", "- true", 1), "utf-8")
+    outputs.queue.append((1, FAIL.format(t="0.1")))
     settle(supervisor)
     path.write_text(body, "utf-8")
-    settle(supervisor)
-    assert outputs.runs == 1
+    assert closed(settle(supervisor)) and outputs.runs == 2

@@ -506,8 +506,9 @@ def test_a_fine_goal_names_no_route_and_starts_none(sup: Supervisor) -> None:
 def test_on_a_host_that_can_ask_a_held_change_is_approved_or_kept_by_the_user(
     tmp_path: Path, outputs: Outputs
 ) -> None:
-    """Pi can ask: an edited verify command is held (nothing runs) and the user is asked,
-    keeping their goal by default; "approve" records the change, and the next stop runs it."""
+    """Pi can ask: an edited verify command is held (it never runs; the goal in force is
+    verified and fails here) and the user is asked, keeping their goal by default; "approve"
+    records the change, and the next stop runs it."""
     from goalkeeper.core.values import Ask, Choice
 
     (tmp_path / "tests").mkdir()
@@ -522,16 +523,18 @@ def test_on_a_host_that_can_ask_a_held_change_is_approved_or_kept_by_the_user(
     say_goal(sup)
     path = tmp_path / ".agents" / "goal" / "GOAL.md"
     path.write_text(path.read_text("utf-8").replace("- pytest -q", "- pytest -q -x"), "utf-8")
+    outputs.queue.append((1, FAIL.format(t="0.1")))
     held = settle(sup)
     asks = [a for a in held if isinstance(a, Ask)]
-    assert kinds(held) == ["Pause"] and outputs.runs == 0
+    ran = [c for c in sup.runner.calls if "pytest" in " ".join(c)]
+    assert kinds(held) == ["Pause"] and outputs.runs == 1 and "-x" not in ran[0]
     assert len(asks) == 1 and asks[0].default == "keep"
     kept = sup.handle([Choice("s", asks[0].key, "keep")]).actions
-    assert "verify: pytest -q" in text(kept) and outputs.runs == 0
+    assert "verify: pytest -q" in text(kept) and outputs.runs == 1
     approved = sup.handle([Choice("s", asks[0].key, "approve")]).actions
     assert "approved" in text(approved, Notify)
     settle(sup)
-    assert outputs.runs == 1  # the approved command ran
+    assert outputs.runs == 2 and "-x" in sup.runner.calls[-1]  # the approved command ran
 
 
 def test_a_verify_that_ran_no_test_is_never_a_pass(sup: Supervisor, outputs: Outputs) -> None:

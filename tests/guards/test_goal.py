@@ -90,29 +90,38 @@ def test_verification_is_asked_for_before_deciding() -> None:
     assert verdict.actions == (ask,)
 
 
+def failing() -> Facts:
+    return Facts(verify=(VerifyRun("pytest -q", 1, "FAILED tests/t.py::test_add - x"),))
+
+
 def test_a_changed_criterion_is_held_and_the_user_told_once() -> None:
-    """Rewording a criterion changes the promise: nothing runs, the user reads the diff once
-    per change and the agent is sent back to the goal in force (a logged reason changes
-    nothing); stopping again on the same change pauses, without the diff."""
+    """Rewording a criterion changes the promise: none of the change counts, the goal in force
+    is verified (here it fails), the user reads the diff once per change and the agent is sent
+    back to the goal in force (a logged reason changes nothing); stopping again on the same
+    change pauses, without the diff."""
     changed = replace(
         GOAL,
         criteria=(Criterion("`pytest -q` mostly exits 0", "open"),),
         progress_log=("goal set", "criteria changed because the docs item was out of scope"),
     )
-    first = settle(changed, GoalState(goal_id="g-1"), None)
-    assert not any(isinstance(a, Inspect) for a in first.actions)
+    ask = settle(changed, GoalState(goal_id="g-1"), None)
+    assert ask.actions == (
+        Inspect(verify=("pytest -q",), verify_timeout_s=120.0, tamper=True, hidden=True),
+    )
+    first = settle(changed, GoalState(goal_id="g-1"), failing())
+    assert not any(isinstance(a, Inspect | WriteGoal | Close) for a in first.actions)
     told = next(a for a in first.actions if isinstance(a, Notify))
     assert "- criterion: docs mention --json" in told.text
     assert "+ criterion: `pytest -q` mostly exits 0" in told.text
     assert "goalkeeper goal approve" in told.text
     back = next(a for a in first.actions if isinstance(a, Continue))
     assert "waits for the user" in back.text and "criterion: docs mention --json" in back.text
-    second = settle(changed, first.state or GoalState(), None)
+    second = settle(changed, first.state or GoalState(), failing())
     pause = next(a for a in second.actions if isinstance(a, Pause))
     assert "docs mention" not in pause.reason and not any(
         isinstance(a, Continue) for a in second.actions
     )
-    assert settle(changed, second.state or GoalState(), None).actions == ()
+    assert settle(changed, second.state or GoalState(), failing()).actions == ()
 
 
 def test_a_changed_verify_command_is_never_run() -> None:
@@ -149,7 +158,7 @@ def test_where_the_host_can_ask_the_user_chooses_and_keeping_is_the_default() ->
     shown promise, "keep" tells the agent what to restore."""
     changed = replace(GOAL, verify=("pytest -q -k add",))
     caps = frozenset({"continue", "notify", "ask"})
-    first = settle(changed, GoalState(goal_id="g-1"), None, capabilities=caps)
+    first = settle(changed, GoalState(goal_id="g-1"), failing(), capabilities=caps)
     ask = next(a for a in first.actions if isinstance(a, Ask))
     assert ask.default == "keep" and {k for k, _ in ask.options} == {"approve", "keep"}
     state = first.state or GoalState()
@@ -439,3 +448,45 @@ def test_the_close_owed_after_a_review_round_is_not_said_over_another_goal() -> 
     assert any(isinstance(a, Inspect) for a in verdict.actions), verdict.actions
     closed = guard.on_event(Settled("s", "ok", activity=Activity(1)), owed, ctx_for(None))
     assert [a.summary for a in closed.actions if isinstance(a, Close)] == ["goal proven: old"]
+
+
+def test_a_criterion_dropped_from_goal_md_still_counts_while_held() -> None:
+    """The verify passes, but the goal in force still has the criterion the agent dropped: not
+    proven; the agent is sent back and the user reads the change."""
+    dropped = replace(GOAL, criteria=CRITERIA[:1])
+    verdict = settle(dropped, GoalState(goal_id="g-1"), passing())
+    assert not any(isinstance(a, Close | WriteGoal) for a in verdict.actions)
+    assert any(isinstance(a, Continue) and "waits for the user" in a.text for a in verdict.actions)
+
+
+def test_the_goal_in_force_is_proven_by_its_own_verify_while_a_change_is_held() -> None:
+    """verify: `true` in GOAL.md, every approved criterion met: the approved `pytest -q`
+    passing proves the goal and the user hears the edit was not applied; a pass of the edited
+    `true` alone proves nothing."""
+    done = tuple(replace(c, state="done") for c in CRITERIA)
+    weakened = replace(GOAL, verify=("true",), criteria=done)
+    ask = settle(weakened, GoalState(goal_id="g-1"), None)
+    assert ask.actions == (
+        Inspect(verify=("pytest -q",), verify_timeout_s=120.0, tamper=True, hidden=True),
+    )
+    proven = settle(weakened, GoalState(goal_id="g-1"), passing())
+    completed = [a for a in proven.actions if isinstance(a, WriteGoal)]
+    assert completed and completed[0].update.fields["status"] == "complete", proven.actions
+    assert any(isinstance(a, Notify) and "not applied" in a.text for a in proven.actions)
+    only_true = Facts(verify=(VerifyRun("true", 0, "2 passed"),), tamper=TestReplay())
+    cheated = settle(weakened, GoalState(goal_id="g-1"), only_true)
+    assert not any(isinstance(a, Close) for a in cheated.actions)
+
+
+def test_a_criterion_only_the_user_settles_holds_the_goal_in_force_too() -> None:
+    """Issue 23's unchecked condition is part of the goal in force: ticked in a held GOAL.md
+    with the approved verify passing, it still keeps the goal from being proven."""
+    from goalkeeper.core.messages import render
+
+    unchecked = render("en", "goal.criterion.unchecked", words="coverage is at least 80%")
+    goal = replace(GOAL, criteria=(*CRITERIA, Criterion(unchecked, "open")))
+    approved = promise_of(goal, goal_id="g-1", source="prompt", now=0.0)
+    done = tuple(replace(c, state="done") for c in goal.criteria)
+    weakened = replace(goal, verify=("true",), criteria=done)
+    verdict = settle(weakened, GoalState(goal_id="g-1"), passing(), promise=approved)
+    assert not any(isinstance(a, Close) for a in verdict.actions)

@@ -74,20 +74,22 @@ def test_a_goal_md_the_agent_writes_when_no_goal_was_set_runs_nothing(project: P
 @pytest.mark.parametrize(
     ("old", "new", "log"),
     [
-        ("- 'true'", "- touch M", "changed the check because the old one was wrong"),
-        ("- 'true'", "- touch M", None),
-        ("- 'true'", "- 'true'\n  - touch M", "added a check because CI needs it"),
-        ("- 'true'", "- true; touch M", "verify adjusted because of the CI setup"),
+        ("- test -e ready", "- touch M", "changed the check because the old one was wrong"),
+        ("- test -e ready", "- touch M", None),
+        ("- test -e ready", "- test -e ready\n  - touch M", "added a check because CI needs it"),
+        ("- test -e ready", "- true; touch M", "verify adjusted because of the CI setup"),
     ],
     ids=["edit-with-reason", "edit-no-reason", "extra-item", "shell-suffix"],
 )
 def test_a_verify_the_agent_edited_is_held_until_the_user_approves(
     project: Path, old: str, new: str, log: str | None
 ) -> None:
-    """The user set `--verify true`; the agent edits it (with or without a "because" line):
-    the next stop runs nothing and shows the user the change; `goalkeeper goal approve` in the
-    user's terminal then makes it run."""
-    assert goalkeeper(project, "goal", "set", "it works", "--verify", "true").returncode == 0
+    """The user set `--verify 'test -e ready'` (not done yet); the agent edits it (with or
+    without a "because" line): the next stop runs none of the edit (only the goal in force,
+    which fails) and shows the user the change; `goalkeeper goal approve` in the user's
+    terminal then makes it run."""
+    verify = "test -e ready"
+    assert goalkeeper(project, "goal", "set", "it works", "--verify", verify).returncode == 0
     _edit(project, old, new)
     if log:
         _log(project, log)
@@ -101,6 +103,7 @@ def test_a_verify_the_agent_edited_is_held_until_the_user_approves(
     assert refused.returncode == 1 and not (project / "M").exists()
     approved = goalkeeper(project, "goal", "approve", "--yes")
     assert approved.returncode == 0, approved.stderr
+    (project / "ready").write_text("", "utf-8")
     run_hook(project, stop(project))
     assert (project / "M").exists()  # the user approved it: now it is theirs
 

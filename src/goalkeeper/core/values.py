@@ -449,6 +449,17 @@ class ApproveGoal(Struct, frozen=True):
     source: str = "dialog"
 
 
+class AddCriteria(Struct, frozen=True):
+    """Record the acceptance criteria the agent added to the approved goal
+    (``core.goals.promise.added_criteria``): stricter, so they join the goal in force without
+    the user. The engine records them only if GOAL.md still makes the promise ``digest``
+    and still only adds to the approved one."""
+
+    goal_id: str
+    criteria: tuple[str, ...]
+    digest: str
+
+
 class AcceptPlan(Struct, frozen=True):
     """The user accepted the plan's changed commitments (a host dialog): record ``digest``
     (``core.commitments.commitments_digest``) as accepted."""
@@ -502,6 +513,7 @@ Action = (
     | Inspect
     | SetGoal
     | ApproveGoal
+    | AddCriteria
     | AcceptPlan
     | KeepTests
     | WriteGoal

@@ -27,6 +27,7 @@ from goalkeeper.core.goals.goal import (
 from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
     Action,
+    AddCriteria,
     Advise,
     ApproveGoal,
     Notify,
@@ -50,9 +51,9 @@ def apply_goal_actions(
     store: Store,
     test_command: str | None = None,
 ) -> tuple[Action, ...]:
-    """Execute ``SetGoal``, ``WriteGoal`` and ``ApproveGoal``; return what the agent and the
-    user should hear. ``test_command`` is the user's approved one: a goal that asks for passing
-    tests runs it, as the todo evidence does (``store.project.project_tests``)."""
+    """Execute ``SetGoal``, ``WriteGoal``, ``ApproveGoal`` and ``AddCriteria``; return what the
+    agent and the user should hear. ``test_command`` is the user's approved one: a goal that
+    asks for passing tests runs it, as the todo evidence does (``store.project.project_tests``)."""
     from goalkeeper.store.goalfile import GoalFileError
 
     said: list[Action] = []
@@ -64,6 +65,8 @@ def apply_goal_actions(
                 write_goal(project, action.update, now, store)
             elif isinstance(action, ApproveGoal):
                 said.extend(approve_goal(project, store, action.digest, action.source, now, say))
+            elif isinstance(action, AddCriteria):
+                add_criteria(project, store, action)
         except (GoalFileError, OSError) as exc:
             said.append(Notify(f"goalkeeper: {exc}", "error"))
     return tuple(said)
@@ -123,6 +126,29 @@ def approve_goal(
     if kept is not None:
         said.append(Notify(say("trust.goal.tests_kept_now", n=kept)))  # approved all the same
     return said
+
+
+def add_criteria(project: Path, store: Store, action: AddCriteria) -> bool:
+    """Record the criteria the agent added to the approved goal as part of it, so the proof
+    must meet them too and removing them later is a change the user is shown. The boundary's
+    own check: only if GOAL.md still makes the promise the guard saw and still only adds to
+    the approved one (``added_criteria``); the approval, limits and counters stay as they were."""
+    from msgspec.structs import replace
+
+    from goalkeeper.core.goals.promise import added_criteria, goal_digest
+    from goalkeeper.store.goalfile import load_goal
+    from goalkeeper.store.trust import get_promise, save_promise
+
+    doc = load_goal(project)
+    goal = doc.goal if doc is not None else None
+    if goal is None or goal.goal_id != action.goal_id or goal_digest(goal) != action.digest:
+        return False
+    with store.transaction() as conn:
+        promise = get_promise(conn, action.goal_id)
+        if promise is None or added_criteria(goal, promise) != action.criteria:
+            return False
+        save_promise(conn, replace(promise, criteria=tuple(c.text for c in goal.criteria)))
+    return True
 
 
 def _carry(promise: Any, old: Any) -> Any:

@@ -17,6 +17,7 @@ from goalkeeper.core.messages import Say
 from goalkeeper.core.values import (
     AcceptPlan,
     Action,
+    AddCriteria,
     Advise,
     ApproveGoal,
     Ask,
@@ -35,7 +36,7 @@ from goalkeeper.core.values import (
     WriteGoal,
 )
 
-ENGINE_WRITES = (SetGoal, WriteGoal, ApproveGoal, AcceptPlan, KeepTests)
+ENGINE_WRITES = (SetGoal, WriteGoal, ApproveGoal, AddCriteria, AcceptPlan, KeepTests)
 """Actions the engine carries out after the transaction (files, kept tests, approvals)."""
 
 

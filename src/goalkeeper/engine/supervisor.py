@@ -24,6 +24,7 @@ from goalkeeper.core.text.lang import detect_lang
 from goalkeeper.core.values import (
     AcceptPlan,
     Action,
+    AddCriteria,
     ApproveGoal,
     Capability,
     Event,
@@ -156,7 +157,9 @@ class Supervisor:
                 doc = load_plan(self.project, self.config.plan_dir)
                 with self.store.transaction() as conn:
                     accept_plan(conn, action.digest, doc.path if doc else "", self.clock.now())
-        if not any(isinstance(a, SetGoal | WriteGoal | ApproveGoal) for a in outcome.actions):
+        if not any(
+            isinstance(a, SetGoal | WriteGoal | ApproveGoal | AddCriteria) for a in outcome.actions
+        ):
             return outcome
         from goalkeeper.engine.goal_io import apply_goal_actions
 

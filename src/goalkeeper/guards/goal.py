@@ -7,8 +7,9 @@ agent back with the evidence and ``[n/N]``; the same failure again (same signatu
 limit pauses and asks the user; a pass is accepted only with honest tests (no deleted tests, lost
 assertions or new skips since the goal was set) and every acceptance criterion closed, then the
 goal is archived. A GOAL.md that differs from the approved promise is held: nothing in it runs
-until the user approves (``goal_held``), and its limits and counters are never looser than the
-recorded ones. The model's ``[GOAL] blocked: <reason>`` is an honest exit: recorded, never
+until the user approves (``goal_held``), while the goal in force is still verified and criteria
+the agent only added are recorded (``goal_in_force``); its limits and counters are never looser
+than the recorded ones. The model's ``[GOAL] blocked: <reason>`` is an honest exit: recorded, never
 punished. Pure: GOAL.md is changed only through actions.
 """
 
@@ -92,9 +93,12 @@ class GoalGuard:
                     return Verdict((anchor, *stale.actions), stale.state)
             return Verdict((anchor,))
         if isinstance(event, Settled):
+            from goalkeeper.guards.goal_in_force import record_additions
             from goalkeeper.guards.goal_repair import on_settled
 
-            return on_settled(event, state, ctx)
+            verdict = on_settled(event, state, ctx)
+            added = record_additions(ctx)  # criteria the agent added: recorded, not held
+            return Verdict((*added, *verdict.actions), verdict.state) if added else verdict
         return Verdict()
 
 

@@ -4,7 +4,8 @@
 actions: at a stop the user reads what changed (once per change) and, where the host can ask
 (Pi), chooses between accepting the change and keeping their goal, with keeping as the timed
 default; before each run the agent is told the goal is held and what the user approved. A
-held goal runs nothing. Pure: the approval itself is an ``ApproveGoal`` the engine carries out.
+held change runs nothing, while the goal in force is still verified at a stop (``goal_in_force``).
+Pure: the approval itself is an ``ApproveGoal`` the engine carries out.
 """
 
 from __future__ import annotations

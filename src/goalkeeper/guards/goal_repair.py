@@ -65,7 +65,14 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     held = held_goal(ctx)
     if held is not None:
         key = f"{held.kind}:{held.digest}"
-        if ev.aborted or s.held_paused == key:
+        if ev.aborted:
+            return Verdict()
+        from goalkeeper.guards.goal_in_force import verify_in_force
+
+        in_force = verify_in_force(held, doc, s, ctx)
+        if in_force is not None:  # asks for the facts, or the goal in force is proven
+            return in_force
+        if s.held_paused == key:
             return Verdict()
         if s.held_key == key:
             again = held_again_at_stop(held, goal_path(ctx), ctx)
@@ -238,8 +245,8 @@ def _passed(
         key = hidden_key(facts.hidden)
         held = hidden_failed(facts.hidden, s.tests_held == key, ctx)
         return Verdict((passed, *held), replace(s, tests_held=key))
-    proven = _proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
-    unchecked = _unchecked_criteria(goal)  # the user's to settle: ticked or not, they hold
+    proven = proven_criteria(goal)  # "`cmd` exits 0": goalkeeper just saw it, ticks it itself
+    unchecked = unchecked_criteria(goal)  # the user's to settle: ticked or not, they hold
     open_criteria = tuple(
         c for c in goal.open_criteria if c.text not in proven and c.text not in unchecked
     )
@@ -263,6 +270,21 @@ def _passed(
         seen = len(goal.progress_log) + len(lines)
         s = replace(s, passed_logged=seen, log_seen=seen)
         return Verdict((WriteGoal(update), passed, *stagnation, Continue(body)), s)
+    return complete_goal(facts, goal, s, ctx, proven)
+
+
+def complete_goal(
+    facts: Facts,
+    goal: Goal,
+    s: GoalState,
+    ctx: Context,
+    proven: tuple[str, ...],
+    also: tuple[Action, ...] = (),
+) -> Verdict[GoalState]:
+    """The goal is proven: logged, archived, its promise closed, the agent let go."""
+    say, now = ctx.say, stamp(ctx.now)
+    commands = ", ".join(f"`{c}`" for c in goal.verify)
+    passed = Notify(say("goal.progress.passed", command=", ".join(goal.verify)))
     update = GoalUpdate(
         {"status": "complete", "retries": 0},
         (
@@ -273,18 +295,18 @@ def _passed(
         tick=proven,
     )
     close = Close(say("goal.complete", objective=goal.objective, commands=commands))
-    record = Record("goal_complete", proof_record(facts.verify, replay, facts.hidden))
+    record = Record("goal_complete", proof_record(facts.verify, facts.tamper, facts.hidden))
     if s.review_goal != goal.goal_id and may_ask_review(ctx):
         # Proven and archived now; the close waits one round for the reviewer (seed 002).
         criteria = tuple(c.text for c in goal.criteria)
         ask = goal_review(goal.objective, criteria, commands, ctx)
         asked = Record("review_asked", {"goal": goal.goal_id})
         s = replace(s, review_goal=goal.goal_id, review_close=close.summary)
-        return Verdict((WriteGoal(update), passed, ask, record, asked), s)
-    return Verdict((WriteGoal(update), passed, close, record), s)
+        return Verdict((WriteGoal(update), passed, *also, ask, record, asked), s)
+    return Verdict((WriteGoal(update), passed, close, record, *also), s)
 
 
-def _proven_criteria(goal: Goal) -> tuple[str, ...]:
+def proven_criteria(goal: Goal) -> tuple[str, ...]:
     """The open criteria goalkeeper wrote for the goal's verify commands ("`pytest -q` exits
     0", in either language), which the passing verify it just ran proves."""
     from goalkeeper.core.messages import render
@@ -297,7 +319,7 @@ def _proven_criteria(goal: Goal) -> tuple[str, ...]:
     return tuple(c.text for c in goal.open_criteria if " ".join(c.text.split()) in own)
 
 
-def _unchecked_criteria(goal: Goal) -> tuple[str, ...]:
+def unchecked_criteria(goal: Goal) -> tuple[str, ...]:
     """The criteria goalkeeper wrote for conditions no command checks ("coverage is at least
     80% (no command checks this …)", in either language), in any state: the agent's tick or
     cancel in GOAL.md does not settle them; the user drops them (``goal approve``) or gives a

@@ -5,9 +5,10 @@ when the *user* sets the goal (a prompt, ``goalkeeper goal set`` in their termin
 change (``goalkeeper goal approve``, a host dialog). It lives in the state database with its
 limits and the repair counters goalkeeper recorded. GOAL.md shows it for people, but GOAL.md is
 a project file the agent can write: a GOAL.md whose promise differs from the approved one is
-*held* — nothing in it runs until the user approves — and its limits and counters can only be
-made stricter than the recorded ones. Ticking a criterion is progress, not a change of the
-promise. Pure; no I/O.
+*held* — nothing in it runs until the user approves, while the goal in force (``goal_in_force``)
+is still verified — and its limits and counters can only be made stricter than the recorded
+ones. Ticking a criterion is progress, not a change of the promise; adding criteria makes it
+stricter, so it is recorded with its reason rather than held (``added_criteria``). Pure; no I/O.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from typing import Literal
 from msgspec import Struct
 from msgspec.structs import replace
 
-from goalkeeper.core.goals.goal import DEFAULT_RETRIES, DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S, Goal
+from goalkeeper.core.goals.goal import (
+    DEFAULT_RETRIES,
+    DEFAULT_ROUNDS,
+    DEFAULT_TIMEOUT_S,
+    Criterion,
+    Goal,
+)
 
 OPEN_STATUSES = ("active", "blocked")
 """A promise still being pursued (not complete, not cleared)."""
@@ -126,9 +133,60 @@ def judge_goal(goal: Goal | None, promise: Promise | None) -> Held | None:
         return Held("unapproved", tuple(f"+ {line}" for line in _goal_lines(goal)), digest)
     if promise.goal_id != goal.goal_id:
         return Held("replaced", _diff(_lines(promise), _goal_lines(goal)), digest)
-    if digest != promise.digest:
+    if digest != promise.digest and not added_criteria(goal, promise):
         return Held("changed", _diff(_lines(promise), _goal_lines(goal)), digest)
     return None
+
+
+def added_criteria(goal: Goal, promise: Promise) -> tuple[str, ...]:
+    """The acceptance criteria GOAL.md adds to the open approved goal when adding them is its
+    only change to the promise (the same goal, objective and verify commands, every approved
+    criterion still there word for word): more conditions to meet, never fewer, so they are
+    recorded with their reason instead of held (seed 001: a criteria change with a logged
+    reason; only material changes are the user's). A new or changed verify command is not an
+    addition: it would run, so it waits for the user. () for any other GOAL.md."""
+    if not promise.open or promise.goal_id != goal.goal_id:
+        return ()
+    if _norm(goal.objective) != _norm(promise.objective):
+        return ()
+    if tuple(c.strip() for c in goal.verify) != tuple(c.strip() for c in promise.verify):
+        return ()
+    approved = {_norm(text) for text in promise.criteria}
+    texts = [c.text for c in goal.criteria]
+    if not approved <= {_norm(text) for text in texts}:
+        return ()
+    return tuple(dict.fromkeys(text for text in texts if _norm(text) not in approved))
+
+
+_REASON = re.compile(
+    r"\b(?:because|reason|since|so that|why)\b|因为|原因|理由|由于|为了", re.IGNORECASE
+)
+
+
+def change_reason(goal: Goal) -> str | None:
+    """Why the agent says it changed the criteria: the latest Progress Log entry that gives a
+    reason ("because …", "原因：…"), or None when it gave none (recorded as such)."""
+    return next((entry for entry in reversed(goal.progress_log) if _REASON.search(entry)), None)
+
+
+def goal_in_force(goal: Goal, promise: Promise) -> Goal:
+    """The approved goal as goalkeeper verifies it while GOAL.md holds a change the user has
+    not accepted: the promise's objective, verify commands and criteria, never GOAL.md's; a
+    criterion counts as ticked only where GOAL.md still has it word for word and ticked (one
+    the agent removed or reworded is open); limits and counters as ``trusted_goal`` makes
+    them. So the held edit is neither run nor counted, and honest work still proves the goal."""
+    states = {_norm(c.text): c for c in goal.criteria}
+    criteria = tuple(
+        states.get(_norm(text)) or Criterion(text, "open") for text in promise.criteria
+    )
+    in_force = replace(
+        goal,
+        objective=promise.objective,
+        verify=promise.verify,
+        criteria=criteria,
+        goal_id=promise.goal_id,
+    )
+    return trusted_goal(in_force, promise)
 
 
 def trusted_goal(goal: Goal, promise: Promise) -> Goal:

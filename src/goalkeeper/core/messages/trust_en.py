@@ -12,8 +12,9 @@ MESSAGES: dict[str, str] = {
         "checks it:\n{diff}\nIf it is yours, run `goalkeeper goal approve` in your own terminal."
     ),
     "trust.goal.changed_user": (
-        "goalkeeper: the goal you set was changed in {path}, so goalkeeper runs none of it and "
-        "the goal is not proven. What changed:\n{diff}\nTo accept the change, run "
+        "goalkeeper: the goal you set was changed in {path}. goalkeeper runs none of the change "
+        "and keeps verifying the goal you set, which is not proven yet. What changed:\n{diff}\n"
+        "To accept the change, run "
         "`goalkeeper goal approve` in your own terminal; to keep your goal, ask the agent to "
         "put it back."
     ),
@@ -37,6 +38,16 @@ MESSAGES: dict[str, str] = {
         "they set is still the one in force and still not done. The goal in force:\n{approved}\n"
         "Do the real work toward it; a change to the goal is the user's to accept."
     ),
+    "trust.goal.held_moot_user": (
+        "goalkeeper: the goal you set was proven by its own verification and criteria. The "
+        "unapproved change to {path} was not applied: nothing of it ran or counted."
+    ),
+    "trust.goal.added_user": (
+        "goalkeeper: the agent added acceptance criteria to your goal in {path}. They only make "
+        "it stricter, so goalkeeper recorded them and the proof must meet them too:\n{items}\n"
+        "Its reason: {reason}"
+    ),
+    "trust.goal.added_no_reason": "(none given)",
     "trust.goal.held_again_user": (
         "goalkeeper: the agent stopped again with your goal changed in {path} and not done "
         "(the change is shown above), so goalkeeper paused instead of sending it back again. "

@@ -11,7 +11,8 @@ MESSAGES: dict[str, str] = {
         "如果这是你的目标，请在你自己的终端里运行 `goalkeeper goal approve`。"
     ),
     "trust.goal.changed_user": (
-        "goalkeeper：你设定的目标在 {path} 中被改动了，因此 goalkeeper 不会运行其中任何内容，目标也未被证明。"
+        "goalkeeper：你设定的目标在 {path} 中被改动了。goalkeeper 不会运行改动中的任何内容，"
+        "并继续验证你设定的目标，它尚未被证明。"
         "改动如下：\n{diff}\n要接受改动，请在你自己的终端里运行 `goalkeeper goal approve`；"
         "要保留你的目标，请让智能体改回去。"
     ),
@@ -31,6 +32,15 @@ MESSAGES: dict[str, str] = {
         "你对 {path} 的改动要等用户决定：goalkeeper 不采纳它，用户设定的目标仍然有效且尚未完成。"
         "仍然有效的目标：\n{approved}\n请为它做实际的工作；改动目标要由用户接受。"
     ),
+    "trust.goal.held_moot_user": (
+        "goalkeeper：你设定的目标已由它自己的验证命令和验收标准证明。对 {path} 的未经批准的改动没有被采纳："
+        "其中的任何内容都没有运行，也没有计入。"
+    ),
+    "trust.goal.added_user": (
+        "goalkeeper：智能体在 {path} 中为你的目标新增了验收标准。它们只会让目标更严格，因此 goalkeeper "
+        "记录了它们，证明也必须满足它们：\n{items}\n它给出的理由：{reason}"
+    ),
+    "trust.goal.added_no_reason": "（未给出）",
     "trust.goal.held_again_user": (
         "goalkeeper：智能体再次停下，{path} 中你的目标仍被改动且尚未完成（改动见上文），因此 goalkeeper "
         "暂停了，而不是再次把它送回去。运行 `goalkeeper goal approve` 接受改动，或让智能体恢复你的目标并完成工作。"
