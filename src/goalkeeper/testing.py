@@ -22,7 +22,9 @@ from goalkeeper.guards.spec import Context
 ALL_CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "compact"}
 )
-CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset({"continue", "advise", "block", "notify"})
+CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset(
+    {"continue", "advise", "block", "notify", "subagent_stop"}
+)
 
 
 class FakeClock(Struct):
