@@ -24,7 +24,7 @@ ALL_CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "compact"}
 )
 CLAUDE_CAPABILITIES: frozenset[Capability] = frozenset(
-    {"continue", "advise", "block", "notify", "subagents"}
+    {"continue", "advise", "block", "notify", "subagents", "subagent_stop"}
 )
 
 

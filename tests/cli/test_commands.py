@@ -191,7 +191,7 @@ def test_install_and_uninstall_round_trip(
     settings.write_text(json.dumps(original), encoding="utf-8")
     code, out, _ = cli(capsys, "install", "claude", "--json")
     data = json.loads(out)
-    assert code == 0 and len(data["changes"]) == 11
+    assert code == 0 and len(data["changes"]) == 12
     assert "/workflow $ARGUMENTS" in (project / ".claude" / "commands" / "workflow.md").read_text(
         encoding="utf-8"
     )

@@ -138,7 +138,7 @@ def test_user_install_goes_to_codex_home(
     hooks = json.loads((codex_home / "hooks.json").read_text(encoding="utf-8"))
     config = tomllib.loads((codex_home / "config.toml").read_text(encoding="utf-8"))
     assert "goalkeeper" in config["mcp_servers"]
-    assert len(config["hooks"]["state"]) == 4
+    assert len(config["hooks"]["state"]) == 5
     assert "projects" not in config  # a user install trusts no project
     assert all(cc.is_ours(g) for groups in hooks["hooks"].values() for g in groups)
     assert not (project / ".codex").exists()
@@ -186,3 +186,21 @@ def test_install_says_when_the_hooks_would_not_find_goalkeeper(
     assert "from here they would not" in capsys.readouterr().out
     monkeypatch.setenv("GOALKEEPER_PYTHON", sys.executable)
     assert gk(capsys, "install", "codex")["goalkeeper_found"] is True
+
+
+def test_install_registers_and_trusts_subagent_stop(
+    dirs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex's SubagentStop runs goalkeeper for every agent type, and its handler is trusted
+    (Codex skips an untrusted hook without a word)."""
+    project, home = dirs
+    gk(capsys, "install", "codex", "--trust")
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+    [group] = hooks["hooks"]["SubagentStop"]
+    assert cc.is_ours(group) and "matcher" not in group
+    import tomllib
+
+    state = tomllib.loads((home / ".codex" / "config.toml").read_text(encoding="utf-8"))
+    hooks_file = str(project / ".codex" / "hooks.json")
+    record = state["hooks"]["state"][f"{hooks_file}:subagent_stop:0:0"]
+    assert record["trusted_hash"] == cc.trusted_hash("SubagentStop", group, group["hooks"][0])

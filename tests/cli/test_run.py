@@ -205,7 +205,7 @@ def test_the_run_settings_carry_the_hooks_and_keep_the_users(tmp_path: Path) -> 
     stop = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
     assert stop[0] == "echo mine" and is_goalkeeper_command(stop[1])
     assert set(data["hooks"]) == {
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure"
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure", "SubagentStop"
     }  # fmt: skip
     assert data["permissions"]["allow"] == ["Read", "mcp__goalkeeper"]
     assert int(data["env"]["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"]) > 40

@@ -37,7 +37,7 @@ def test_the_trust_of_the_flag_hooks_is_recorded_once(tmp_path: Path) -> None:
     doc, _ = cc.add_hooks({}, hook_command("codex", "/opt/py/bin/python"))
     records = cc.trust_records(FLAGS_SOURCE, doc)
     assert {k.rsplit(":", 3)[1] for k, _ in records} == {
-        "session_start", "user_prompt_submit", "pre_tool_use", "stop"
+        "session_start", "user_prompt_submit", "pre_tool_use", "stop", "subagent_stop"
     }  # fmt: skip
     _trust_flag_hooks(config, records)
     once = config.read_text(encoding="utf-8")

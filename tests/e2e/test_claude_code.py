@@ -179,6 +179,7 @@ def test_early_complete_is_refused_then_a_proven_close_ends_the_run(case: Case) 
         "PreToolUse",
         "Stop",
         "StopFailure",
+        "SubagentStop",
     }
 
     rules = [

@@ -79,7 +79,7 @@ def test_install_codex_writes_trusted_hooks(codex_case: CodexCase) -> None:
     out = codex_case.install()
     assert "Recorded your trust" in out, out
     config = (codex_case.codex_home / "config.toml").read_text(encoding="utf-8")
-    assert config.count("trusted_hash") == 4
+    assert config.count("trusted_hash") == 5  # five hooks, SubagentStop included
     assert f'[projects."{codex_case.repo}"]' in config
 
 

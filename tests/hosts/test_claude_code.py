@@ -454,3 +454,87 @@ def test_under_the_plugin_the_model_hears_the_plugins_tool_names(project: Path) 
     assert "mcp__goalkeeper__" not in context
     plain = answer(payload("session_start.json", project, session_id="other"), project)
     assert "mcp__goalkeeper__workflow" in plain["hookSpecificOutput"]["additionalContext"]
+
+
+AGENT = "a5032331ef49a9e6b"
+
+
+def subagent_stop(project: Path, **changes: Any) -> bytes:
+    """A SubagentStop as Claude Code 2.1.197 sends it (reference §9.4)."""
+    data: dict[str, Any] = {
+        "session_id": "sess-1",
+        "transcript_path": str(project / "transcript.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": "SubagentStop",
+        "agent_id": AGENT,
+        "agent_type": "general-purpose",
+        "stop_hook_active": False,
+        "agent_transcript_path": str(project / "agent.jsonl"),
+        "last_assistant_message": "sub done",
+        "background_tasks": [],
+        "session_crons": [],
+    }
+    data.update(changes)
+    return json.dumps(data).encode()
+
+
+def test_a_subagents_refused_completion_blocks_its_stop_then_lets_it_go(project: Path) -> None:
+    """A subagent's TodoWrite completion is denied; its SubagentStop is blocked with the
+    reason; the same again, with stop_hook_active, stops it and tells the user."""
+    (project / "agent.jsonl").write_text("", encoding="utf-8")
+    todos = {"todos": [{"content": "x", "status": "completed", "activeForm": "x"}]}
+    raw = json.loads(pre_tool(project, "TodoWrite", todos))
+    raw.update(agent_id=AGENT, agent_type="general-purpose")
+    assert (
+        answer(json.dumps(raw).encode(), project)["hookSpecificOutput"]["permissionDecision"]
+        == "deny"
+    )
+    first = answer(subagent_stop(project), project)
+    assert first["decision"] == "block" and "TodoWrite" in first["reason"], first
+    quiet = answer(subagent_stop(project), project)
+    assert quiet == {}  # the native refusal is named once
+    honest = answer(subagent_stop(project, agent_id="other", stop_hook_active=True), project)
+    assert "decision" not in honest
+
+
+def test_a_subagents_complete_claim_is_judged_on_its_own_transcript(project: Path) -> None:
+    """`[PDCA] complete` with no verification in the subagent's transcript: blocked; asked
+    again with stop_hook_active, it stops and the user reads why."""
+    agent = project / "agent.jsonl"
+    agent.write_text("", encoding="utf-8")
+    _bash_round(agent, "t1", "echo '2 passed'", "2 passed", False)
+    raw = subagent_stop(project, last_assistant_message="[PDCA] complete")
+    first = answer(raw, project)
+    assert first["decision"] == "block" and "[PDCA] complete" in first["reason"], first
+    again = answer(subagent_stop(project, last_assistant_message="[PDCA] complete",
+                                 stop_hook_active=True), project)  # fmt: skip
+    assert "decision" not in again and "unproven" in again["systemMessage"], again
+    _bash_round(agent, "t2", "python -m pytest -q", "3 passed in 0.2s", False)
+    assert answer(raw, project) == {}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"agent_id": 5, "stop_hook_active": "yes", "last_assistant_message": None},
+        {"agent_transcript_path": 42, "agent_type": ["x"]},
+        {"agent_transcript_path": "/no/such/agent.jsonl", "agent_id": None},
+        {"last_assistant_message": {"text": "[PDCA] complete"}},
+    ],
+)
+def test_a_malformed_subagent_stop_never_blocks_or_crashes(
+    project: Path, changes: dict[str, Any]
+) -> None:
+    """Odd field types in a SubagentStop: no exception, no block."""
+    assert "decision" not in answer(subagent_stop(project, **changes), project)
+
+
+def test_goalkeepers_todo_tool_in_a_subagent_is_told_who_calls(project: Path) -> None:
+    """The PreToolUse hook writes the calling subagent into the todo call (so its refusals
+    count against it); the model's own "agent" argument is dropped."""
+    raw = json.loads(pre_tool(project, "mcp__goalkeeper__todo", {"action": "list", "agent": "x"}))
+    main = answer(json.dumps(raw).encode(), project)["hookSpecificOutput"]["updatedInput"]
+    assert main == {"action": "list", "session": "sess-1"}
+    raw["agent_id"] = AGENT
+    sub = answer(json.dumps(raw).encode(), project)["hookSpecificOutput"]["updatedInput"]
+    assert sub == {"action": "list", "session": "sess-1", "agent": AGENT}

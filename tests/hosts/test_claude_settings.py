@@ -59,7 +59,7 @@ def test_install_adds_its_hooks_and_raises_the_block_cap() -> None:
     assert receipt.env_set == {BLOCK_CAP_VAR: "50"} and receipt.env_previous == {
         BLOCK_CAP_VAR: None
     }
-    assert len(changes) == 6
+    assert len(changes) == 7  # six hooks and the block cap
 
 
 def test_install_approves_the_mcp_server_and_uninstall_withdraws_only_that() -> None:
@@ -169,3 +169,12 @@ def test_receipt_round_trip(tmp_path: Path) -> None:
     assert load_receipt(path) == receipt
     path.write_text(json.dumps({"env_set": 3}), encoding="utf-8")
     assert load_receipt(path) is None
+
+
+def test_install_registers_subagent_stop_for_every_agent_type() -> None:
+    """A subagent's done is judged too (issue 22 item 6): SubagentStop runs goalkeeper, with no
+    matcher (every agent type)."""
+    after, _, _ = add_hooks({}, CMD, 50)
+    assert after["hooks"]["SubagentStop"] == [
+        {"hooks": [{"type": "command", "command": CMD, "timeout": 60}]}
+    ]

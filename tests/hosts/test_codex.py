@@ -407,3 +407,25 @@ def test_a_patch_through_the_shell_tool_is_judged_as_its_writes(project: Path) -
         ("apply_patch", "hooks.json"),
         ("apply_patch", ".codex/hooks.json"),
     ]
+
+
+def test_a_subagents_complete_claim_is_judged_on_its_own_rollout(project: Path) -> None:
+    """Codex's SubagentStop (its input schema: agent id and type, the subagent's rollout,
+    stop_hook_active): `[PDCA] complete` after a file changed since its last test run is
+    blocked; with stop_hook_active it stops and the user is told; without a rollout it is not
+    judged."""
+    rollout = project / "agent-rollout.jsonl"
+    write_rollout(rollout, ROLLOUT)
+    fields: dict[str, Any] = {
+        "agent_id": "agent-1",
+        "agent_type": "default",
+        "agent_transcript_path": str(rollout),
+        "last_assistant_message": "[PDCA] complete",
+        "stop_hook_active": False,
+    }
+    first = ask(project, "SubagentStop", **fields)
+    assert first["decision"] == "block" and "[PDCA] complete" in first["reason"], first
+    again = ask(project, "SubagentStop", **{**fields, "stop_hook_active": True})
+    assert "decision" not in again and "unproven" in again["systemMessage"], again
+    blind = ask(project, "SubagentStop", **{**fields, "agent_transcript_path": None})
+    assert "decision" not in blind

@@ -471,3 +471,31 @@ def test_the_tool_list_change_reaches_a_listen_stream_on_2026_07_28(tmp_path: Pa
     before, during, got = anyio.run(_progressive_modern, tmp_path)
     assert "workflow_active" not in before
     assert got and "workflow_active" in during and "workflow_ask" in during
+
+
+def test_a_subagents_refused_todo_call_holds_its_stop(tmp_path: Path) -> None:
+    """The `agent` argument (written by the PreToolUse hook inside a subagent) attributes a
+    refused completion to that subagent: its SubagentStop is blocked, another's is not."""
+    import json
+
+    from goalkeeper.hosts.claude_code import answer_hook
+
+    _, results = run_calls(
+        tmp_path,
+        [
+            {"action": "create", "subject": "a", "session": "s"},
+            {"action": "update", "id": 1, "status": "completed", "session": "s", "agent": "ag1"},
+        ],
+    )
+    assert results[1][0]  # refused: no evidence
+
+    def subagent_stop(agent: str) -> dict[str, Any]:
+        raw = {"hook_event_name": "SubagentStop", "session_id": "s", "cwd": str(tmp_path),
+               "agent_id": agent, "agent_type": "general-purpose",
+               "last_assistant_message": "done", "stop_hook_active": False}  # fmt: skip
+        env = {"CLAUDE_PROJECT_DIR": str(tmp_path), **state_env()}
+        return answer_hook(json.dumps(raw).encode(), env, str(tmp_path))[0]
+
+    assert "decision" not in subagent_stop("ag2")
+    held = subagent_stop("ag1")
+    assert held.get("decision") == "block" and "todo #1" in held["reason"], held

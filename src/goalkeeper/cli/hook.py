@@ -18,9 +18,9 @@ import click
 def hook_command(host: str) -> int:
     """Answer one hook event from HOST (claude): the hook JSON on stdin, the answer on stdout.
 
-    `goalkeeper install claude` registers this for SessionStart, UserPromptSubmit, Stop and
-    StopFailure. It hands the event to a warm engine process when one runs (and starts one
-    when not; GOALKEEPER_SERVER=off disables that).
+    `goalkeeper install claude` registers this for SessionStart, UserPromptSubmit,
+    PreToolUse, Stop, StopFailure and SubagentStop. It hands the event to a warm engine
+    process when one runs (and starts one when not; GOALKEEPER_SERVER=off disables that).
 
     Exit status: always 0 with a JSON answer; on any problem the answer lets the agent
     go on and says why in "systemMessage".

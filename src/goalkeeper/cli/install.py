@@ -115,8 +115,8 @@ def install_command(
     as_json: bool,
 ) -> int:
     """Register goalkeeper's hooks with HOST (claude): SessionStart, UserPromptSubmit,
-    PreToolUse (goalkeeper's todo tool and the native todo tools), Stop and StopFailure,
-    merged into the settings without touching other hooks or settings.
+    PreToolUse (goalkeeper's todo tool and the native todo tools), Stop, StopFailure and
+    SubagentStop, merged into the settings without touching other hooks or settings.
 
     Also registers goalkeeper's MCP server (the `todo` tool): in the project's .mcp.json
     (approved in the settings) by default, in ~/.claude.json with --local (for this project

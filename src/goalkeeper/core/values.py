@@ -54,6 +54,9 @@ class ToolCall(Struct, frozen=True):
     session_id: str
     name: str
     input: dict[str, object] = field(default_factory=dict)
+    agent_id: str = ""
+    """The subagent that made the call, as the host names it (Claude Code's ``agent_id``); ""
+    for the main agent, or when the host does not say."""
 
     # The input is what a tool was asked, not which call this is: equal and hashed without it
     # (and hashable at all, though it holds a dictionary).
@@ -146,6 +149,22 @@ class Settled(Struct, frozen=True):
     activity: Activity = Activity()
 
 
+class SubagentSettled(Struct, frozen=True):
+    """A subagent finished and is about to hand its answer back (Claude Code's and Codex's
+    ``SubagentStop``): a ``Continue`` keeps that subagent working, on a host that declares
+    ``subagent_stop``. Its evidence is judged like the main agent's; the session is the
+    parent's."""
+
+    session_id: str
+    agent_id: str
+    last_text: str
+    agent_type: str = ""
+    continued: bool = False
+    """The host says this stop ends a run a stop hook continued (``stop_hook_active``)."""
+    activity: Activity = Activity()
+    """The subagent's own run, from its transcript, where the host has one."""
+
+
 class Choice(Struct, frozen=True):
     """The user's answer to an ``Ask``: one of its answer ids, or None when nobody answered in
     time (or there was no one to ask), which means the question's safe default."""
@@ -164,6 +183,7 @@ Event = (
     | TurnEnd
     | Settled
     | Choice
+    | SubagentSettled
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -533,11 +553,13 @@ Capability = Literal[
     "schedule",
     "ask",
     "subagents",
+    "subagent_stop",
 ]
 """What a host can do; guards ask these, never the host's name. ``compact``: compact the
 history on request (``Compact``); ``clear_context``: start a continuation in a fresh context
 (``ClearContext``); ``subagents``: the agent can hand a task to a subagent with a fresh context
-(Claude Code's Task tool, Codex's subagents), which a review asks for."""
+(Claude Code's Task tool, Codex's subagents), which a review asks for; ``subagent_stop``: keep
+a subagent working at its stop (``Continue`` on a ``SubagentSettled``)."""
 
 
 class Problem(Struct, frozen=True):

@@ -37,6 +37,7 @@ from goalkeeper.core.values import (
     SessionStart,
     SetGoal,
     Settled,
+    SubagentSettled,
     UserPrompt,
     WriteGoal,
 )
@@ -244,13 +245,15 @@ class Supervisor:
                     actions.extend(a for a in verdict.actions if not isinstance(a, Inspect))
                     if verdict.state is not None:
                         states[guard.name] = verdict.state
+            # advice kept for the main agent's next turn is not a subagent's to read
+            subagent = any(isinstance(e, SubagentSettled) for e in events)
             merged = merge_actions(
                 actions,
                 continuations=continuations,
                 max_continuations=self.config.max_continuations,
                 say=say,
                 follow_up="follow_up" in self.capabilities,
-                deferred=row.deferred,
+                deferred=() if subagent else row.deferred,
                 carries_context=any(isinstance(e, SessionStart | UserPrompt) for e in events),
             )
             answer, held = self._notices(merged.actions, row.host_state.get(HELD, ()))
@@ -263,7 +266,7 @@ class Supervisor:
                 lang=lang,
                 guards={g.name: g.dump_state(states[g.name]) for g in self.registry.guards},
                 host_state=_with_held({**row.host_state, **(host_state or {})}, held),
-                deferred=merged.deferred,
+                deferred=row.deferred if subagent else merged.deferred,
             )
             save_session(conn, row)
             tasks.save(states.values())  # the tasks the event changed; none: nothing written

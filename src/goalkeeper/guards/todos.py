@@ -33,6 +33,7 @@ from goalkeeper.core.values import (
     Record,
     SessionStart,
     Settled,
+    SubagentSettled,
     ToolCall,
     TurnEnd,
     UserPrompt,
@@ -91,9 +92,22 @@ class TodosState(Struct, frozen=True):
     native_refused: str = ""
     """The host's own todo tool whose completion was refused since the last stop (``TodoWrite``):
     its items are not goalkeeper's tasks, but the user hears of the refusal all the same."""
+    sub_refused: tuple[tuple[str, int, str], ...] = ()
+    """Completions a subagent made that were refused: (agent id, task id or 0 for the host's
+    own todo tool, that tool's name), judged at its stop (``subagent_stop``)."""
+    sub_blocks: tuple[tuple[str, int, str], ...] = ()
+    """Per subagent: how often its stop was refused, and the digest of what was named last."""
 
 
-_STRUCTURED = ("tree", "storm", "baselines", "baseline_refs", "refused")
+_STRUCTURED = (
+    "tree",
+    "storm",
+    "baselines",
+    "baseline_refs",
+    "refused",
+    "sub_refused",
+    "sub_blocks",
+)
 
 _SCALARS = [name for name in TodosState.__struct_fields__ if name not in _STRUCTURED]
 
@@ -139,6 +153,8 @@ class TodosGuard:
                 and isinstance(e[1], str)
                 and isinstance(e[2], str)
             ),
+            sub_refused=_agent_entries(raw.get("sub_refused")),
+            sub_blocks=_agent_entries(raw.get("sub_blocks")),
         )
 
     def dump_state(self, state: TodosState) -> dict[str, Any]:
@@ -157,10 +173,16 @@ class TodosGuard:
             ],
             baseline_refs=[list(e) for e in state.baseline_refs],
             refused=[list(e) for e in state.refused],
+            sub_refused=[list(e) for e in state.sub_refused],
+            sub_blocks=[list(e) for e in state.sub_blocks],
         )
         return data
 
     def on_event(self, event: Event, state: TodosState, ctx: Context) -> Verdict[TodosState]:
+        if isinstance(event, SubagentSettled):
+            from goalkeeper.guards.subagent_stop import decide
+
+            return decide(event, state, ctx)
         if ctx.config.todos == "off":
             if isinstance(event, ToolCall) and event.name == TODO_TOOL:
                 from goalkeeper.guards.todos_call import on_todo_call
@@ -178,12 +200,21 @@ class TodosGuard:
         if isinstance(event, TurnEnd):
             return on_turn_end(state, ctx)
         if isinstance(event, SessionStart):
-            text = ctx.say("todo.guideline", todo_tool=_todo_tool(ctx))  # static per host
+            text = ctx.say("todo.guideline", todo_tool=todo_tool_name(ctx))  # static per host
             return Verdict((Advise(text, static=True),))
         return Verdict()
 
 
 def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosState]:
+    verdict = _on_tool_call(ev, s, ctx)
+    if ev.agent_id:  # a subagent's call: its refusals are judged again at its stop
+        from goalkeeper.guards.subagent_stop import attribute
+
+        return attribute(verdict, ev)
+    return verdict
+
+
+def _on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosState]:
     s = _count_tool(s, ev)
     if ev.name == TODO_TOOL:
         from goalkeeper.guards.todos_call import on_todo_call
@@ -191,7 +222,9 @@ def on_tool_call(ev: ToolCall, s: TodosState, ctx: Context) -> Verdict[TodosStat
         return on_todo_call(ev, s, ctx)
     if ev.name in NATIVE_TODO_TOOLS and _native_completion(ev):
         guide = ctx.say("evidence.guide")
-        text = ctx.say("todo.native_refused", tool=ev.name, guide=guide, todo_tool=_todo_tool(ctx))
+        text = ctx.say(
+            "todo.native_refused", tool=ev.name, guide=guide, todo_tool=todo_tool_name(ctx)
+        )
         block = Block(text)
         record = Record("todo_refused", {"tool": ev.name, "reason": "native"})
         return Verdict((block, record), replace(s, native_refused=ev.name))
@@ -271,6 +304,23 @@ def _review_gated(s: TodosState, ctx: Context) -> tuple[tuple[Action, ...], Todo
     return (todo_review(ids, ctx), asked), s
 
 
+def _agent_entries(value: object) -> tuple[tuple[str, int, str], ...]:
+    """Stored (agent id, number, text) entries; anything damaged is dropped."""
+    return (
+        tuple(
+            (e[0], int(e[1]), e[2])
+            for e in value
+            if isinstance(e, list)
+            and len(e) == 3
+            and isinstance(e[0], str)
+            and is_number(e[1])
+            and isinstance(e[2], str)
+        )
+        if isinstance(value, list)
+        else ()
+    )
+
+
 def _ids(value: object) -> tuple[int, ...]:
     return tuple(int(i) for i in value if is_number(i)) if isinstance(value, list) else ()
 
@@ -312,7 +362,7 @@ def _native_completion(ev: ToolCall) -> bool:
     )
 
 
-def _todo_tool(ctx: Context) -> str:
+def todo_tool_name(ctx: Context) -> str:
     """The todo tool as the host names it (Claude Code: ``mcp__goalkeeper__todo``, or the
     plugin's ``mcp__plugin_goalkeeper_goalkeeper__todo``; Pi: ``todo``)."""
     return ctx.tool_names.get(TODO_TOOL, TODO_TOOL)

@@ -49,7 +49,7 @@ from goalkeeper.hosts.fail_open import (
 
 HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"continue", "advise", "block", "notify", "subagents"}
+    {"continue", "advise", "block", "notify", "subagents", "subagent_stop"}
 )
 MUTE: frozenset[Capability] = frozenset()
 """At StopFailure: Claude Code ignores the hook's output, so nothing said there reaches the
@@ -57,7 +57,14 @@ user or the model. Declared as no capability, notices wait for the next answer t
 them (SessionStart, UserPromptSubmit), instead of being lost."""
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 DEFAULT_BLOCK_CAP = 8  # Claude Code ends a turn after this many Stop blocks in a row
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "StopFailure")
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "Stop",
+    "StopFailure",
+    "SubagentStop",
+)
 """The events ``goalkeeper install claude`` registers."""
 TODO_TOOL = "mcp__goalkeeper__todo"
 """goalkeeper's own todo tool as Claude Code names it (MCP server "goalkeeper", tool "todo")."""
@@ -159,6 +166,12 @@ class HookInput(Struct, frozen=True):
     background: int = 0
     """Background work still running at a Stop (``background_tasks``): the agent is waiting
     for it, not settled."""
+    agent_id: str | None = None
+    """The subagent a tool event or a SubagentStop belongs to."""
+    agent_type: str | None = None
+    agent_transcript_path: str | None = None
+    """A SubagentStop's own transcript (the subagent's run)."""
+    stop_hook_active: bool = False
 
 
 def parse_input(raw: bytes) -> HookInput:
@@ -181,6 +194,10 @@ def parse_input(raw: bytes) -> HookInput:
         else None,
         background=_running(payload.get("background_tasks")),
         turn_id=_str(payload.get("turn_id")),
+        agent_id=_str(payload.get("agent_id")),
+        agent_type=_str(payload.get("agent_type")),
+        agent_transcript_path=_str(payload.get("agent_transcript_path")),
+        stop_hook_active=payload.get("stop_hook_active") is True,
     )
 
 
@@ -316,6 +333,10 @@ def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
     if not (hook.tool_name or "").startswith(OWN_TOOL_PREFIXES):
         return {}
     updated = {**(hook.tool_input or {}), "session": hook.session_id}
+    if hook.tool_name in (TOOL_NAMES["todo"], PLUGIN_TOOL_NAMES["todo"]):
+        updated.pop("agent", None)  # the calling subagent is the host's to say, never the model's
+        if hook.agent_id:
+            updated["agent"] = hook.agent_id
     return {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -347,7 +368,12 @@ def to_events(
         shown = user_prompt_shown(hook.transcript_path, sid, raw, records)
         return (UserPrompt(sid, plugin_prompt(raw), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
-        return (ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {})),), {}
+        call = ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {}), hook.agent_id or "")
+        return (call,), {}
+    if hook.event == "SubagentStop":
+        from goalkeeper.hosts.subagents import subagent_settled
+
+        return (subagent_settled(hook, config),), {}
     if hook.event == "StopFailure":
         return (
             Settled(sid, hook.last_assistant_message or "", error=hook.error or "api error"),
@@ -368,7 +394,7 @@ def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
         context = "\n\n".join(a.text for a in actions if isinstance(a, Advise))
         if context:
             answer["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}
-    elif event == "Stop":
+    elif event in ("Stop", "SubagentStop"):
         reasons = [a.text for a in actions if isinstance(a, Continue)]
         if reasons:
             answer["decision"] = "block"

@@ -57,13 +57,13 @@ from goalkeeper.hosts.fail_open import (
 
 HOST = "codex"
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {"continue", "advise", "block", "notify", "subagents"}
+    {"continue", "advise", "block", "notify", "subagents", "subagent_stop"}
 )
-"""Stop ``decision: block`` continues; ``additionalContext`` advises; PreToolUse denies;
-``systemMessage`` is for the user (Codex parses it; ``codex exec`` 0.171.0 does not print it,
-the interactive terminal was not checked). Codex has no compaction request and no question to
-the user from a hook."""
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop")
+"""Stop ``decision: block`` continues (SubagentStop's keeps the subagent working);
+``additionalContext`` advises; PreToolUse denies; ``systemMessage`` is for the user (Codex
+parses it; ``codex exec`` 0.171.0 does not print it, the interactive terminal was not
+checked). Codex has no compaction request and no question to the user from a hook."""
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SubagentStop")
 """The events ``goalkeeper install codex`` registers."""
 PRE_TOOL_MATCHER = "^(Bash|apply_patch|mcp__goalkeeper__.*)$"
 """The tools goalkeeper's PreToolUse hook is registered for (a regular expression, as Codex
@@ -204,6 +204,11 @@ def to_events(
         return (UserPrompt(sid, own_prompt(hook.prompt or ""), shown), BeforeAgentStart(sid)), {}
     if hook.event == "PreToolUse":
         return tool_calls(sid, hook.tool_name or "", hook.tool_input or {}), {}
+    if hook.event == "SubagentStop":
+        from goalkeeper.hosts.codex_transcript import read_tail
+        from goalkeeper.hosts.subagents import subagent_settled
+
+        return (subagent_settled(hook, config, read_tail),), {}
     activity, host_state, final = _activity(hook, stored, config)
     last = hook.last_assistant_message or ""
     text = final if final and final.endswith(last.strip()) else last

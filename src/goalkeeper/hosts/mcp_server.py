@@ -87,6 +87,13 @@ def session_of(arguments: Mapping[str, Any], env: Mapping[str, str]) -> str:
     return env.get("CLAUDE_CODE_SESSION_ID") or env.get("GOALKEEPER_SESSION") or "default"
 
 
+def _agent(arguments: Mapping[str, Any]) -> str:
+    """The subagent that made the call, as goalkeeper's PreToolUse hook wrote it ("" for the
+    main agent)."""
+    value = arguments.get("agent")
+    return value.strip()[:200] if isinstance(value, str) else ""
+
+
 def call_todo(
     project: Path,
     arguments: Mapping[str, Any],
@@ -125,7 +132,8 @@ def run_call(
     from goalkeeper.engine.supervisor import Supervisor
 
     config = load_config(project, env)
-    args = {k: v for k, v in arguments.items() if k not in ("session", "_outcome", "_restore")}
+    drop = ("session", "agent", "_outcome", "_restore")
+    args = {k: v for k, v in arguments.items() if k not in drop}
     if outcome is not None:
         args["_outcome"] = dict(outcome)
     if restore and tool in WORKFLOW_TOOLS:
@@ -137,7 +145,8 @@ def run_call(
         project, config, host="mcp", capabilities=caps, store=store, tool_names=names
     )
     try:
-        return supervisor.handle([ToolCall(session_of(arguments, env), tool, args)]).actions
+        call = ToolCall(session_of(arguments, env), tool, args, _agent(arguments))
+        return supervisor.handle([call]).actions
     except Exception as exc:  # the tool answers with an error; the agent goes on
         lang = config.lang if config.lang != "auto" else "en"
         return (Block(render(lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")),)

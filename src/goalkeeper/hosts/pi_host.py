@@ -106,7 +106,9 @@ def declaration(config: Config, lang: Lang, project: Path | None = None) -> dict
     from goalkeeper.core.todos.tree import TOOL_SCHEMA
 
     schema = dict(TOOL_SCHEMA)
-    schema["properties"] = {k: v for k, v in TOOL_SCHEMA["properties"].items() if k != "session"}
+    schema["properties"] = {
+        k: v for k, v in TOOL_SCHEMA["properties"].items() if k not in ("session", "agent")
+    }
     settle_ms = int((max(config.evidence_timeout_s, 120.0) * 4 + 60) * 1000)
     tools: list[dict[str, Any]] = [
         {

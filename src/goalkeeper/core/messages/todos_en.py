@@ -94,4 +94,8 @@ MESSAGES: dict[str, str] = {
     # -- claims the user must accept (issue 22 item 2) -------------------------------------------
     "todo.accept.notice": "goalkeeper: awaiting your acceptance (not verified) — {items}. Check each, then run `goalkeeper todo accept ID` in your own terminal.",
     "todo.accept.item": "#{id} {subject}",
+    # -- a subagent's done (issue 22 item 6) -----------------------------------------------------
+    "subagent.refused": "goalkeeper: you are not done — your work rests on claims goalkeeper refused: {items}.\nFix each with evidence goalkeeper can check (complete the task again through {todo_tool}, run the verification), or say plainly in your answer what is not done and why. Do not report it as done.",
+    "subagent.complete": "you reported `[PDCA] complete`, but no verification goalkeeper counts ran and passed in your own run ({status})",
+    "subagent.unproven": "goalkeeper: subagent {agent} stopped with its work unproven — {items}. Do not count its result as done.",
 }

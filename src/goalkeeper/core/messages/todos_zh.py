@@ -95,4 +95,8 @@ MESSAGES: dict[str, str] = {
     # -- 需要用户验收的声明（issue 22 第 2 项）---------------------------------------------------
     "todo.accept.notice": "goalkeeper: 等待你验收（未经验证）—— {items}。逐个核对后，在你自己的终端运行 `goalkeeper todo accept ID`。",
     "todo.accept.item": "#{id} {subject}",
+    # -- 子代理的“完成”（issue 22 第 6 项） -------------------------------------------------------
+    "subagent.refused": "goalkeeper: 你还没有完成——你的结果依赖于 goalkeeper 拒绝的声称：{items}。\n请用 goalkeeper 能核实的证据逐一修正（通过 {todo_tool} 重新完成该任务、运行验证），或在回答中如实说明哪些没完成、为什么。不要把它报告为已完成。",
+    "subagent.complete": "你报告了 `[PDCA] complete`，但你自己的运行中没有一次 goalkeeper 认可的验证运行并通过（{status}）",
+    "subagent.unproven": "goalkeeper: 子代理 {agent} 已停止，其工作未经证实——{items}。不要把它的结果算作已完成。",
 }

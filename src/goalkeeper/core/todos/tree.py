@@ -425,6 +425,7 @@ TOOL_SCHEMA: dict[str, Any] = {
             "description": "parentId (tree), gate (test / audit duty), evidence (to complete)",
         },
         "session": {"type": "string", "description": "filled in by goalkeeper; leave it out"},
+        "agent": {"type": "string", "description": "filled in by goalkeeper; leave it out"},
     },
     "required": ["action"],
 }
