@@ -359,6 +359,24 @@ def test_a_paused_goal_is_shown_at_the_next_prompt_and_resent_it_resumes(
     assert "[2/3]" in text(settle(sup))
 
 
+def test_a_goal_resumed_by_the_prompt_is_not_also_called_paused(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """The prompt that resumes a paused goal tells the run it resumes with N more rounds and
+    shows the goal as active: never also "paused, do not report done" (seed 004 §4.4)."""
+    same = (1, "FAILED tests/test_calc.py::test_add - assert -1 == 3")
+    outputs.queue += [same, same]
+    say_goal(sup)
+    settle(sup)
+    assert kinds(settle(sup)) == ["Pause"]
+    resent = sup.handle([UserPrompt("s", "/gk-goal `pytest -q` passes"), BeforeAgentStart("s")])
+    told = text(resent.actions, Advise)
+    assert "with 2 more repair rounds" in told and "repair rounds used: 1 of 3" in told
+    assert "Goal paused" not in told and "do not report the goal as done" not in told
+    later = sup.handle([UserPrompt("s", "and the docs?"), BeforeAgentStart("s")])
+    assert "repair rounds used: 1 of 3" in text(later.actions, Advise)
+
+
 def test_prose_goal_infers_the_projects_test_command(tmp_path: Path) -> None:
     """ "my goal is that all tests pass" → the project's own test command."""
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n", encoding="utf-8")

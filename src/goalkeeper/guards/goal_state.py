@@ -49,6 +49,9 @@ class GoalState(Struct, frozen=True):
     passed_logged: int = -1
     """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
     next pass is not logged again (one line per change, not one per Stop)."""
+    resumed: str | None = None
+    """The goal the user's prompt just resumed (its id): the run that prompt starts is told it
+    is resumed, not the paused anchor GOAL.md still shows until the answer is written."""
 
 
 def held_goal(ctx: Context) -> Held | None:

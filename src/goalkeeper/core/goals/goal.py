@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
 from goalkeeper.core.text.lazy_re import lazy_re
@@ -337,6 +338,14 @@ def resume_update(goal: Goal, log_line: str) -> GoalUpdate:
     }
     fields = {"status": "active", "blocked_reason": None, "retries": 0, "limits": limits}
     return GoalUpdate(fields, (log_line,))
+
+
+def resumed_goal(goal: Goal) -> Goal:
+    """The goal as ``resume_update`` leaves it: what a run that starts in the same breath as
+    the resume is told (GOAL.md is written only after the event is answered)."""
+    return replace(
+        goal, status="active", blocked_reason=None, retries=0, rounds=resumed_rounds(goal)
+    )
 
 
 def resumed_rounds(goal: Goal) -> int:
