@@ -181,6 +181,25 @@ def test_the_round_limit_blocks_and_resume_counts_on(
     assert text(settle(sup)).startswith("[4/6]")
 
 
+def test_with_the_defaults_recovery_comes_twice_then_the_user(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """Seed 001 §6 with the default rounds: no progress → a recovery prompt at the 2nd and the
+    3rd failure, then the user is told when the round limit pauses the goal."""
+    say_goal(sup)
+    outputs.queue += [(1, f"FAILED tests/test_calc.py::test_{i} - boom") for i in range(4)]
+    ladder = []
+    for stop in (1, 2, 3, 4):
+        actions = settle(sup)
+        if "No measurable progress" in text(actions):  # rides with the repair continuation
+            ladder.append(("recovery", stop))
+        if "after two recovery prompts" in text(actions, Notify):
+            ladder.append(("user", stop))
+        if kinds(actions) == ["Pause"]:
+            ladder.append(("pause", stop))
+    assert ladder == [("recovery", 2), ("recovery", 3), ("user", 4), ("pause", 4)]
+
+
 def test_a_timeout_is_a_failure(sup: Supervisor, outputs: Outputs) -> None:
     """A verification that timed out counts as a failed round."""
     say_goal(sup)

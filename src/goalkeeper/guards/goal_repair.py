@@ -42,6 +42,9 @@ from goalkeeper.guards.spec import Context, Verdict
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
 RECOVERY_PROMPTS = 2  # … gets a recovery prompt twice, then the user is told
+# The goal's setting is the first of those 3 iterations and the two prompts come on the next
+# stagnant stops, so with the default 3 rounds the whole ladder fits: recovery at the 2nd and
+# 3rd failure, the user at the 4th stop, where the round limit pauses (seed 001 §6).
 TAIL_CHARS = 2000  # failure evidence fed back: enough to act on, bounded (Aider feeds it all)
 BACKOFF_BASE_S = 4.0  # 4 s doubling, capped at 10 min: 10 retries ≈ 37 min (goal notes §0)
 BACKOFF_MAX_S = 600.0
@@ -171,6 +174,7 @@ def _failed(
         "at": now,
     }
     if attempts > goal.rounds:
+        told, s = _stagnation(goal, s, ctx)  # a recovery prompt is moot now; the user is not
         update = GoalUpdate(
             {"status": "blocked", "blocked_reason": "round limit", "last_failure": failure},
             (say("goal.log.limit", time=now, rounds=goal.rounds, command=run.command),),
@@ -179,7 +183,8 @@ def _failed(
             say("goal.blocked_limit", rounds=goal.rounds, command=run.command, result=result)
         )
         record = Record("goal_blocked", {"why": "limit"})
-        return Verdict((WriteGoal(update), pause, record, *ask_paused(goal, ctx)), s)
+        user = tuple(a for a in told if isinstance(a, Notify))
+        return Verdict((WriteGoal(update), pause, *user, record, *ask_paused(goal, ctx)), s)
     log = say(
         "goal.log.failed",
         time=now,
@@ -333,21 +338,21 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
 
 
 def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:
-    """Dual signal: the passing-criteria count unchanged for 3 iterations **and** no progress
-    words in the Progress Log lines written meanwhile → a recovery prompt, twice, then the
-    user is told (once)."""
+    """Dual signal (seed 001 §6): the passing-criteria count the same for 3 iterations in a
+    row (the goal's setting or the last progress is the first) **and** no progress words in the
+    Progress Log lines written meanwhile → a recovery prompt; still stuck at the next stop, a
+    second one; still stuck, the user is told (once). Progress starts the ladder over."""
     passing = goal.passing_criteria
     new_lines = goal.progress_log[s.log_seen :]
+    seen = len(goal.progress_log)
     if passing != s.last_passing or has_progress_words(new_lines):
-        return (), replace(s, last_passing=passing, stagnant=0, log_seen=len(goal.progress_log))
-    s = replace(s, stagnant=s.stagnant + 1)
-    if s.stagnant < STAGNANT_ITERATIONS:
+        return (), replace(s, last_passing=passing, stagnant=0, recoveries=0, log_seen=seen)
+    s = replace(s, stagnant=s.stagnant + 1, log_seen=seen)
+    if s.stagnant < STAGNANT_ITERATIONS - 1:  # stops since the first of the 3 iterations
         return (), s
     if s.recoveries < RECOVERY_PROMPTS:
         text = ctx.say("goal.stagnant", n=s.stagnant, passing=passing, path=goal_path(ctx))
-        return (Advise(text, "next_turn"),), replace(
-            s, recoveries=s.recoveries + 1, stagnant=0, log_seen=len(goal.progress_log)
-        )
+        return (Advise(text, "next_turn"),), replace(s, recoveries=s.recoveries + 1)
     if s.told_user:
         return (), s
     return (Notify(ctx.say("goal.stagnant_user", n=s.stagnant), "warning"),), replace(
