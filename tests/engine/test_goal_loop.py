@@ -334,6 +334,20 @@ def test_an_api_error_is_retried_with_backoff_then_blocks(sup: Supervisor) -> No
     assert "after 10 failed retries" in text(final, Pause)
 
 
+def test_a_stop_failure_is_recorded_and_the_next_prompt_resumes_from_it(sup: Supervisor) -> None:
+    """Claude Code's StopFailure answer reaches nobody: the error is kept, and the next prompt
+    (the user's or `goalkeeper run`'s retry) tells the agent to resume, not start over; once."""
+    say_goal(sup)
+    failed = sup.handle([Settled("s", "API Error: 529", error="server_error")]).actions
+    assert any(isinstance(a, Record) and a.kind == "goal_retry" for a in failed)
+    nxt = sup.handle([UserPrompt("s", "continue"), BeforeAgentStart("s")])
+    told = text(nxt.actions, Advise)
+    assert "The previous run ended with an error (server_error)" in told
+    assert "Resume from the last completed step" in told
+    again = sup.handle([UserPrompt("s", "and now?"), BeforeAgentStart("s")])
+    assert "ended with an error" not in text(again.actions, Advise)
+
+
 def test_errors_inside_the_backoff_are_one_outage_not_ten_retries(sup: Supervisor) -> None:
     """Eleven StopFailures in a few seconds (seed001 audit D4): only the first counts, so the
     goal is not blocked and its "≈ 37 min" budget is not spent; after the delay one more

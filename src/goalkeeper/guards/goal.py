@@ -66,7 +66,8 @@ class GoalGuard:
         # Each event's helpers are imported when it comes: a session's first event, answered
         # in a fresh process, does not pay for the repair loop or the approval questions.
         if isinstance(event, UserPrompt):
-            return on_user_prompt(event, state, ctx)
+            verdict = on_user_prompt(event, state, ctx)
+            return _after_error(verdict, state, ctx) if state.retry_error else verdict
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:
@@ -190,6 +191,17 @@ def _resent(text: str, s: GoalState, ctx: Context) -> Verdict[GoalState] | None:
         "goal.resent.active", objective=goal.objective, attempts=goal.attempts, rounds=goal.rounds
     )
     return Verdict((Advise(said), record), s)
+
+
+def _after_error(verdict: Verdict[GoalState], s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """The prompt after a turn that ended on an API error (seed 001 §5): Claude Code's
+    StopFailure answer reaches nobody, so this prompt (the user's, or ``goalkeeper run``'s
+    retry) carries the retry's words: resume from the last completed step, do not start over."""
+    state = replace(verdict.state or s, retry_error=None)
+    if active_goal(ctx) is None or s.retry_error is None:
+        return Verdict(verdict.actions, state)
+    said = Advise(ctx.say("goal.retry", error=s.retry_error))
+    return Verdict((*verdict.actions, said), state)
 
 
 def _words(text: str) -> str:

@@ -46,8 +46,6 @@ RECOVERY_PROMPTS = 2  # … gets a recovery prompt twice, then the user is told
 # stagnant stops, so with the default 3 rounds the whole ladder fits: recovery at the 2nd and
 # 3rd failure, the user at the 4th stop, where the round limit pauses (seed 001 §6).
 TAIL_CHARS = 2000  # failure evidence fed back: enough to act on, bounded (Aider feeds it all)
-BACKOFF_BASE_S = 4.0  # 4 s doubling, capped at 10 min: 10 retries ≈ 37 min (goal notes §0)
-BACKOFF_MAX_S = 600.0
 
 
 def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
@@ -77,6 +75,7 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         )
     if ev.error:
         return _run_error(ev.error, goal, s, ctx)
+    s = replace(s, retry_error=None) if s.retry_error else s  # the turn after it ended well
     reason = parse_goal_blocked(ev.last_text)
     if reason is not None:
         return _honest_exit(reason, goal, doc, s, ctx)
@@ -317,7 +316,8 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
     after ``retries_max`` the goal is blocked with a strategy-change prompt."""
     say, now = ctx.say, stamp(ctx.now)
     if ctx.now < s.retry_after:  # still inside the last error's backoff: the same outage
-        return Verdict((Record("goal_retry_early", {"error": error[:200]}),), s)
+        early = Record("goal_retry_early", {"error": error[:200]})
+        return Verdict((early,), replace(s, retry_error=error))
     n = goal.retries + 1
     if n > goal.retries_max:
         update = GoalUpdate(
@@ -325,16 +325,21 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
             (say("goal.log.retries_exhausted", time=now, max=goal.retries_max, error=error),),
         )
         pause = Pause(say("goal.retries_exhausted", max=goal.retries_max, error=error))
-        return Verdict((WriteGoal(update), pause), s)
-    delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (n - 1))
-    s = replace(s, retry_after=ctx.now + delay)
+        record = Record("goal_blocked", {"why": "retries"})
+        return Verdict((WriteGoal(update), pause, record), replace(s, retry_error=None))
+    from goalkeeper.core.goals.retry import retry_delay_s
+
+    delay = retry_delay_s(n, ctx.config.retry_base_ms)
+    s = replace(s, retry_after=ctx.now + delay, retry_error=error)
     update = GoalUpdate(
         {"retries": n}, (say("goal.log.retry", time=now, error=error, n=n, max=goal.retries_max),)
     )
+    retry = Record("goal_retry", {"n": n, "max": goal.retries_max, "delay_s": delay})
     if "schedule" in ctx.capabilities:
-        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error))), s)
+        s = replace(s, retry_error=None)  # the host retries with the text itself
+        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error)), retry), s)
     note = say("goal.retry_user", error=error, n=n, max=goal.retries_max, delay=f"{delay:g}")
-    return Verdict((WriteGoal(update), Notify(note, "warning")), s)
+    return Verdict((WriteGoal(update), Notify(note, "warning"), retry), s)
 
 
 def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:

@@ -49,6 +49,10 @@ class GoalState(Struct, frozen=True):
     passed_logged: int = -1
     """The Progress Log's length just after goalkeeper logged a pass: while it stays so, the
     next pass is not logged again (one line per change, not one per Stop)."""
+    retry_error: str | None = None
+    """The API error the last turn ended on (Claude Code's StopFailure, whose answer nobody
+    reads): the next prompt, the user's or ``goalkeeper run``'s retry, tells the agent to
+    resume from its last completed step (seed 001 §5)."""
     resumed: str | None = None
     """The goal the user's prompt just resumed (its id): the run that prompt starts is told it
     is resumed, not the paused anchor GOAL.md still shows until the answer is written."""

@@ -16,6 +16,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
+from goalkeeper.core.goals.retry import RETRIES
 from goalkeeper.core.text.lazy_re import lazy_re
 
 GoalStatus = Literal["active", "blocked", "needs-upgrade", "complete"]
@@ -26,7 +27,7 @@ multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too. A g
 GOAL.md says ``status: needs-upgrade`` (the skill's signal, seed 001 risks) is moved onto it."""
 DEFAULT_ROUNDS = 3
 DEFAULT_TIMEOUT_S = 120.0
-DEFAULT_RETRIES = 10
+DEFAULT_RETRIES = RETRIES  # seed 001 §5: 10 retries (``core.goals.retry``)
 
 _HEADING = lazy_re(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _ITEM = lazy_re(r"^(\s*)[-*+]\s+(?:\[([ xX-])\]\s+)?(.*)$")
