@@ -81,6 +81,10 @@ class Config(Struct, frozen=True):
     """When a goal is proven or a test-gated todo completes, ask the agent once to have a fresh
     reviewer check the change against the goal (seed 002's verification duty); off: never.
     Turning it off loosens the proof, so a project file does that only once approved."""
+    retry_base_ms: float = 4000.0
+    """First delay of the API-error retries, doubling up to 150 × it: 10 retries ≈ 37 min at
+    the default (seed 001 §5, ``core.goals.retry``). A smaller value retries and gives up
+    sooner, so a project file or an agent's shell may lower it, never raise it."""
     evidence_check: EvidenceCheck = "rerun"
     """Check completion evidence: off, files (claimed file changes), rerun (also re-run the
     test command of a test-gated todo, if it is an allowed evidence command)."""
@@ -166,6 +170,7 @@ _MINIMUM: dict[str, float] = {
     "todo_quiet_after_ms": 0,
     "todo_create_threshold": 0,
     "todo_cooldown_base_ms": 0,
+    "retry_base_ms": 0,
     "evidence_timeout_s": 1,
 }
 MAX_CONFIG_BYTES = 1024 * 1024  # a pyproject.toml is a few KB; beyond this it is not one

@@ -26,6 +26,7 @@ LOWER_IS_STRICTER = frozenset(
     {"stuck", "reset", "max_continuations", "session_mb", "compact_at", "context_window"}
     | {"transcript_tail_kb", "evidence_timeout_s", "server_idle_s", "todo_stall_threshold"}
     | {"todo_quiet_after_ms", "todo_create_threshold", "todo_cooldown_base_ms"}
+    | {"retry_base_ms"}
 )
 """Limits: a smaller value pauses, re-plans, advises or gives up sooner."""
 

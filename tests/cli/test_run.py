@@ -298,3 +298,18 @@ def test_without_json_the_outcome_and_its_proof_go_to_stderr(
         "  proof (goal): `pytest -q` exit 0, 0.42 s, output sha256 abababababab…",
         "  continuations: 1",
     ]
+
+
+def test_a_retry_resumes_the_same_session_with_the_retry_prompt_instead_of_the_task() -> None:
+    """The user's options stay; their session choice becomes ``--resume SESSION`` and the task
+    after ``-p`` becomes the short retry prompt (seed 001 §5)."""
+    from goalkeeper.cli.run_retry import resume_argv
+
+    argv = ["claude", "-p", "Fix it", "--session-id", "s-1", "--model", "m", "--max-turns", "5"]
+    assert resume_argv(argv, "s-1", "Continue.") == [
+        "claude", "--resume", "s-1", "-p", "Continue.", "--model", "m", "--max-turns", "5",
+    ]  # fmt: skip
+    node = ["node", "cli.js", "--output-format", "json", "-p", "Fix it"]
+    assert resume_argv(node, "s-2", "Go on.") == [
+        "node", "cli.js", "--resume", "s-2", "--output-format", "json", "-p", "Go on.",
+    ]  # fmt: skip

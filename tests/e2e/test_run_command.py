@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,8 @@ class GkRun:
     wall_s: float
     tools: set[str]
     """The tools Claude Code offered the model in its last request (deferred ones too)."""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    """The fake model's log of the run's requests (``POST`` only), oldest first."""
 
     def describe(self) -> str:
         return (
@@ -102,7 +104,7 @@ def gk_run(
         result = {"unparsed_stdout": proc.stdout[-2000:]}
     rules = [e.get("rule") for e in requests]
     tools = offered(requests[-1]) if requests else set()
-    return GkRun(proc.returncode, result, proc.stderr, rules, wall, tools)
+    return GkRun(proc.returncode, result, proc.stderr, rules, wall, tools, requests)
 
 
 def assert_nothing_installed(case: Case) -> None:
@@ -231,6 +233,44 @@ def test_run_exits_2_when_the_goal_pauses_for_the_user(case: Case) -> None:
     assert run.result["reason"].startswith(f"goalkeeper paused the goal: `{VERIFY}`"), run.result
     assert run.result["proof"] == [], run.describe()
     assert_nothing_installed(case)
+
+
+RETRY_PROMPT = "Continue the task from where the previous turn stopped."
+OVERLOADED = {"name": "overloaded",
+              "error": {"status": 529, "type": "overloaded_error", "message": "busy"}}  # fmt: skip
+FAST_RETRIES = {"GOALKEEPER_RETRY_BASE_MS": "1"}  # the 37-minute ladder in about half a second
+
+
+def test_run_resumes_the_session_after_an_api_error_and_proves_the_goal(case: Case) -> None:
+    """The first turn ends on a 529 (StopFailure): goalkeeper run waits the first back-off,
+    resumes the same session, whose prompt carries "resume from the last completed step"; the
+    goal is then fixed and proven in that session (seed 001 §5)."""
+    write_project(case)
+    first = {**OVERLOADED, "when": {"not_contains": RETRY_PROMPT}}
+    run = gk_run(case, [first, *fix_rules(case)], ["--goal", GOAL], extra_env=FAST_RETRIES)
+    assert run.returncode == 0, run.describe()
+    assert run.rules == ["overloaded", "early-stop", "fix", "wrap-up"], run.describe()
+    assert "retry 1 of 10 resumes session" in run.stderr, run.describe()
+    (session,) = run.result["sessions"]  # the same session, resumed: not a new one
+    assert run.result["outcome"] == "done", run.describe()
+    resumed = json.dumps(run.requests[1]["body"]["messages"])
+    assert RETRY_PROMPT in resumed and "Resume from the last completed step" in resumed, resumed
+    status = case.status()
+    assert [s["session_id"] for s in status["sessions"]] == [session], status["sessions"]
+
+
+def test_run_blocks_the_goal_after_ten_api_error_retries(case: Case) -> None:
+    """Every turn ends on a 529: the session is resumed 10 times with back-off, then the goal
+    is blocked with the strategy prompt and the run exits 2 (blocked on you)."""
+    write_project(case)
+    run = gk_run(case, [OVERLOADED], ["--goal", GOAL], extra_env=FAST_RETRIES)
+    assert run.returncode == 2, run.describe()
+    assert run.rules == ["overloaded"] * 11, run.describe()
+    assert run.stderr.count("resumes session") == 10, run.describe()
+    assert run.result["outcome"] == "blocked", run.describe()
+    assert "after 10 failed retries" in run.result["reason"], run.describe()
+    assert "Change the strategy" in run.result["reason"], run.describe()
+    assert len(run.result["sessions"]) == 1, run.describe()
 
 
 def test_a_goal_that_cannot_be_set_starts_no_agent(case: Case, tmp_path: Path) -> None:

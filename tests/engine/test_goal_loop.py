@@ -182,6 +182,25 @@ def test_the_round_limit_blocks_and_resume_counts_on(
     assert text(settle(sup)).startswith("[4/6]")
 
 
+def test_with_the_defaults_recovery_comes_twice_then_the_user(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """Seed 001 §6 with the default rounds: no progress → a recovery prompt at the 2nd and the
+    3rd failure, then the user is told when the round limit pauses the goal."""
+    say_goal(sup)
+    outputs.queue += [(1, f"FAILED tests/test_calc.py::test_{i} - boom") for i in range(4)]
+    ladder = []
+    for stop in (1, 2, 3, 4):
+        actions = settle(sup)
+        if "No measurable progress" in text(actions):  # rides with the repair continuation
+            ladder.append(("recovery", stop))
+        if "after two recovery prompts" in text(actions, Notify):
+            ladder.append(("user", stop))
+        if kinds(actions) == ["Pause"]:
+            ladder.append(("pause", stop))
+    assert ladder == [("recovery", 2), ("recovery", 3), ("user", 4), ("pause", 4)]
+
+
 def test_a_timeout_is_a_failure(sup: Supervisor, outputs: Outputs) -> None:
     """A verification that timed out counts as a failed round."""
     say_goal(sup)
@@ -316,6 +335,20 @@ def test_an_api_error_is_retried_with_backoff_then_blocks(sup: Supervisor) -> No
     assert "after 10 failed retries" in text(final, Pause)
 
 
+def test_a_stop_failure_is_recorded_and_the_next_prompt_resumes_from_it(sup: Supervisor) -> None:
+    """Claude Code's StopFailure answer reaches nobody: the error is kept, and the next prompt
+    (the user's or `goalkeeper run`'s retry) tells the agent to resume, not start over; once."""
+    say_goal(sup)
+    failed = sup.handle([Settled("s", "API Error: 529", error="server_error")]).actions
+    assert any(isinstance(a, Record) and a.kind == "goal_retry" for a in failed)
+    nxt = sup.handle([UserPrompt("s", "continue"), BeforeAgentStart("s")])
+    told = text(nxt.actions, Advise)
+    assert "The previous run ended with an error (server_error)" in told
+    assert "Resume from the last completed step" in told
+    again = sup.handle([UserPrompt("s", "and now?"), BeforeAgentStart("s")])
+    assert "ended with an error" not in text(again.actions, Advise)
+
+
 def test_errors_inside_the_backoff_are_one_outage_not_ten_retries(sup: Supervisor) -> None:
     """Eleven StopFailures in a few seconds (seed001 audit D4): only the first counts, so the
     goal is not blocked and its "≈ 37 min" budget is not spent; after the delay one more
@@ -358,6 +391,24 @@ def test_a_paused_goal_is_shown_at_the_next_prompt_and_resent_it_resumes(
     assert doc.goal.last_failure.signature  # the failure it resumes from
     outputs.queue.append((1, "FAILED tests/test_calc.py::test_sub - assert 1 == 0"))
     assert "[2/3]" in text(settle(sup))
+
+
+def test_a_goal_resumed_by_the_prompt_is_not_also_called_paused(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """The prompt that resumes a paused goal tells the run it resumes with N more rounds and
+    shows the goal as active: never also "paused, do not report done" (seed 004 §4.4)."""
+    same = (1, "FAILED tests/test_calc.py::test_add - assert -1 == 3")
+    outputs.queue += [same, same]
+    say_goal(sup)
+    settle(sup)
+    assert kinds(settle(sup)) == ["Pause"]
+    resent = sup.handle([UserPrompt("s", "/gk-goal `pytest -q` passes"), BeforeAgentStart("s")])
+    told = text(resent.actions, Advise)
+    assert "with 2 more repair rounds" in told and "repair rounds used: 1 of 3" in told
+    assert "Goal paused" not in told and "do not report the goal as done" not in told
+    later = sup.handle([UserPrompt("s", "and the docs?"), BeforeAgentStart("s")])
+    assert "repair rounds used: 1 of 3" in text(later.actions, Advise)
 
 
 def test_prose_goal_infers_the_projects_test_command(tmp_path: Path) -> None:

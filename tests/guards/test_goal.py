@@ -284,7 +284,7 @@ def test_goalkeepers_own_pass_line_is_not_progress_in_chinese_either() -> None:
         verdict = guard.on_event(Settled("s", "好了", activity=Activity(1)), state, ctx)
         advised += [i for a in verdict.actions if isinstance(a, Advise)]
         state, goal = verdict.state or state, _written(goal, verdict)
-    assert advised == [3]
+    assert advised == [2, 3]
 
 
 def test_the_agent_can_ask_the_user_to_approve_through_goal_approval() -> None:
@@ -312,10 +312,10 @@ def test_the_agent_can_ask_the_user_to_approve_through_goal_approval() -> None:
     assert "nothing to approve" in str(nothing.actions[0].text)  # type: ignore[union-attr]
 
 
-def test_stagnation_can_fire_inside_the_default_round_limit() -> None:
-    """Seed001 audit D11: with the default 3 rounds the failing loop paused before stagnation
-    could count to 3. The goal's setting is iteration 0, so the recovery prompt comes with the
-    third failure, before the limit pauses at the fourth stop."""
+def test_recovery_twice_then_the_user_fits_in_the_default_round_limit() -> None:
+    """Seed 001 §6 with the default 3 rounds: the goal's setting is the first stagnant
+    iteration, so recovery prompts come with the 2nd and 3rd failures and the user is told at
+    the 4th stop, where the round limit pauses."""
     state = GoalState()  # a fresh session: the counters start from the goal as it is
     seen: list[tuple[str, int]] = []
     for i in range(4):
@@ -327,7 +327,9 @@ def test_stagnation_can_fire_inside_the_default_round_limit() -> None:
                 seen.append(("recovery", i))
             if isinstance(action, Pause):
                 seen.append(("pause", i))
-    assert seen == [("recovery", 2), ("pause", 3)]
+            if isinstance(action, Notify) and "after two recovery prompts" in action.text:
+                seen.append(("user", i))
+    assert seen == [("recovery", 1), ("recovery", 2), ("pause", 3), ("user", 3)]
 
 
 COARSE = replace(GOAL, route="idea-to-ship")

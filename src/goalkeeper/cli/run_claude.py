@@ -84,7 +84,7 @@ def claude_argv(
     several values, so ``--settings`` follows it to end them), a ``--session-id`` of our own
     unless the user chose the session, and the session id when it is known."""
     head = 2 if program_name(argv[0]) in ("node", "bun", "deno") else 1
-    rest = _without_option(list(argv[head:]), "--settings")
+    rest = without_option(list(argv[head:]), "--settings")
     ours = ["--mcp-config", str(mcp_file), "--settings", str(settings_file)]
     session: str | None = None
     if not any(a.split("=", 1)[0] in _SESSION_FLAGS for a in rest):
@@ -160,7 +160,7 @@ def _option_value(args: Sequence[str], name: str) -> str | None:
     return None
 
 
-def _without_option(args: list[str], name: str) -> list[str]:
+def without_option(args: list[str], name: str) -> list[str]:
     out: list[str] = []
     skip = False
     for arg in args:

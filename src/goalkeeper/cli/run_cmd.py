@@ -22,7 +22,6 @@ import click
 
 from goalkeeper.cli.app import App, echo_json
 from goalkeeper.cli.run_agent import ERROR, RunError, program_name
-from goalkeeper.cli.run_claude import run_claude
 from goalkeeper.store.journal import JournalEntry
 from goalkeeper.store.outcome import AgentExit, RunOutcome
 
@@ -108,11 +107,13 @@ def run_command(
       goalkeeper run --json --max-minutes 30 -- pi --model sonnet -p 'Fix the failing test'
 
     Claude Code gets the hooks and the MCP server through --settings / --mcp-config temp files
-    (an installed goalkeeper serves instead, when one is). Pi runs in RPC mode with goalkeeper's
-    extension (-e). Gemini CLI takes no per-run settings: it runs with the hooks
-    `goalkeeper install gemini` put in place. Codex runs as `codex exec …` with the hooks and
-    the MCP server as -c options (their trust recorded once in $CODEX_HOME/config.toml), or
-    with the hooks `goalkeeper install codex --trust` put in place.
+    (an installed goalkeeper serves instead, when one is). A Claude Code turn that ends on an
+    API error is retried: the session is resumed after 4 s, 8 s, … up to 10 min (10 retries
+    ≈ 37 min), then the goal is blocked and you are told to change the strategy. Pi runs in RPC
+    mode with goalkeeper's extension (-e). Gemini CLI takes no per-run settings: it runs with
+    the hooks `goalkeeper install gemini` put in place. Codex runs as `codex exec …` with the
+    hooks and the MCP server as -c options (their trust recorded once in
+    $CODEX_HOME/config.toml), or with the hooks `goalkeeper install codex --trust` put in place.
     """
     app: App = ctx.obj
     try:
@@ -160,8 +161,10 @@ def supervise(
 
     mark = last_entry_id(project)
     limit_s = max_minutes * 60 if max_minutes is not None else None
-    if kind == "claude":
-        exited, session = run_claude(project, argv, max_turns, limit_s, as_json)
+    if kind == "claude":  # resumed after an API error, with back-off (seed 001 §5)
+        from goalkeeper.cli.run_retry import run_claude_retrying
+
+        exited, session = run_claude_retrying(project, argv, max_turns, limit_s, as_json)
     elif kind == "gemini":
         from goalkeeper.cli.run_gemini import run_gemini
 

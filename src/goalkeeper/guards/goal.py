@@ -69,8 +69,8 @@ class GoalGuard:
         if isinstance(event, UserPrompt):
             verdict = on_user_prompt(event, state, ctx)
             if verdict.state is None and state.review_close and event.verified:
-                return Verdict(verdict.actions, replace(state, review_close=""))  # user spoke
-            return verdict
+                verdict = Verdict(verdict.actions, replace(state, review_close=""))  # user spoke
+            return _after_error(verdict, state, ctx) if state.retry_error else verdict
         if isinstance(event, Choice):
             return on_choice(event, state, ctx)
         if isinstance(event, ToolCall) and event.name == GOAL_APPROVAL:
@@ -81,9 +81,10 @@ class GoalGuard:
             )
             return Verdict(actions, replace(state, asking=asking))
         if isinstance(event, BeforeAgentStart | SessionStart):
-            anchor = goal_anchor(ctx)
+            anchor = goal_anchor(ctx, resumed=state.resumed)
+            state = replace(state, resumed=None) if state.resumed else state
             if anchor is None:
-                return Verdict()
+                return Verdict((), state)
             fresh = held_goal(ctx) is None and active_goal(ctx) is not None
             if isinstance(event, SessionStart) and fresh:  # an active goal: is it stale?
                 from goalkeeper.guards.goal_confirm import stale_at_start
@@ -91,7 +92,7 @@ class GoalGuard:
                 stale = stale_at_start(event, state, ctx)
                 if stale is not None:
                     return Verdict((anchor, *stale.actions), stale.state)
-            return Verdict((anchor,))
+            return Verdict((anchor,), state)
         if isinstance(event, Settled):
             from goalkeeper.guards.goal_in_force import record_additions
             from goalkeeper.guards.goal_repair import on_settled
@@ -191,11 +192,23 @@ def _resent(text: str, s: GoalState, ctx: Context) -> Verdict[GoalState] | None:
     record = Record("goal_resent", {"status": goal.status})
     if goal.status == "blocked":
         update, said = _resume(goal, "goal.resent.resumed", ctx)
-        return Verdict((WriteGoal(update), Advise(said), record), s)
+        resumed = replace(s, resumed=goal.goal_id or goal.objective)
+        return Verdict((WriteGoal(update), Advise(said), record), resumed)
     said = ctx.say(
         "goal.resent.active", objective=goal.objective, attempts=goal.attempts, rounds=goal.rounds
     )
     return Verdict((Advise(said), record), s)
+
+
+def _after_error(verdict: Verdict[GoalState], s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """The prompt after a turn that ended on an API error (seed 001 §5): Claude Code's
+    StopFailure answer reaches nobody, so this prompt (the user's, or ``goalkeeper run``'s
+    retry) carries the retry's words: resume from the last completed step, do not start over."""
+    state = replace(verdict.state or s, retry_error=None)
+    if active_goal(ctx) is None or s.retry_error is None:
+        return Verdict(verdict.actions, state)
+    said = Advise(ctx.say("goal.retry", error=s.retry_error))
+    return Verdict((*verdict.actions, said), state)
 
 
 def _words(text: str) -> str:
@@ -203,10 +216,12 @@ def _words(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".!。！ ")
 
 
-def goal_anchor(ctx: Context) -> Advise | None:
+def goal_anchor(ctx: Context, *, resumed: str | None = None) -> Advise | None:
     """What a run is told of the goal before it starts: that it is held (and what the user
     approved), the active goal's anchors, or that it is paused; None without a goal. Also what a
-    continuation into a cleared context carries (``cadence_rules.stuck_reset``)."""
+    continuation into a cleared context carries (``cadence_rules.stuck_reset``). A paused goal
+    the same prompt ``resumed`` is shown as the active goal it becomes (seed 004 §4.4): one run
+    is never told both "resumes" and "paused, do not report done"."""
     held = held_goal(ctx)
     if held is not None:
         from goalkeeper.guards.goal_held import held_anchor
@@ -216,7 +231,13 @@ def goal_anchor(ctx: Context) -> Advise | None:
     if goal is not None:
         return Advise(render_goal_anchors(goal, ctx))
     paused = paused_goal(ctx)
-    return Advise(render_paused(paused, ctx)) if paused else None
+    if paused is None:
+        return None
+    if resumed is not None and resumed == (paused.goal_id or paused.objective):
+        from goalkeeper.core.goals.goal import resumed_goal
+
+        return Advise(render_goal_anchors(resumed_goal(paused), ctx))
+    return Advise(render_paused(paused, ctx))
 
 
 def render_paused(goal: Goal, ctx: Context) -> str:

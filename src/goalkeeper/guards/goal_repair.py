@@ -43,9 +43,10 @@ from goalkeeper.guards.spec import Context, Verdict
 
 STAGNANT_ITERATIONS = 3  # seed 001: the passing count unchanged for 3 iterations …
 RECOVERY_PROMPTS = 2  # … gets a recovery prompt twice, then the user is told
+# The goal's setting is the first of those 3 iterations and the two prompts come on the next
+# stagnant stops, so with the default 3 rounds the whole ladder fits: recovery at the 2nd and
+# 3rd failure, the user at the 4th stop, where the round limit pauses (seed 001 §6).
 TAIL_CHARS = 2000  # failure evidence fed back: enough to act on, bounded (Aider feeds it all)
-BACKOFF_BASE_S = 4.0  # 4 s doubling, capped at 10 min: 10 retries ≈ 37 min (goal notes §0)
-BACKOFF_MAX_S = 600.0
 
 
 def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
@@ -89,6 +90,7 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         )
     if ev.error:
         return _run_error(ev.error, goal, s, ctx)
+    s = replace(s, retry_error=None) if s.retry_error else s  # the turn after it ended well
     reason = parse_goal_blocked(ev.last_text)
     if reason is not None:
         return _honest_exit(reason, goal, doc, s, ctx)
@@ -186,6 +188,7 @@ def _failed(
         "at": now,
     }
     if attempts > goal.rounds:
+        told, s = _stagnation(goal, s, ctx)  # a recovery prompt is moot now; the user is not
         update = GoalUpdate(
             {"status": "blocked", "blocked_reason": "round limit", "last_failure": failure},
             (say("goal.log.limit", time=now, rounds=goal.rounds, command=run.command),),
@@ -194,7 +197,8 @@ def _failed(
             say("goal.blocked_limit", rounds=goal.rounds, command=run.command, result=result)
         )
         record = Record("goal_blocked", {"why": "limit"})
-        return Verdict((WriteGoal(update), pause, record, *ask_paused(goal, ctx)), s)
+        user = tuple(a for a in told if isinstance(a, Notify))
+        return Verdict((WriteGoal(update), pause, *user, record, *ask_paused(goal, ctx)), s)
     log = say(
         "goal.log.failed",
         time=now,
@@ -374,7 +378,8 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
     after ``retries_max`` the goal is blocked with a strategy-change prompt."""
     say, now = ctx.say, stamp(ctx.now)
     if ctx.now < s.retry_after:  # still inside the last error's backoff: the same outage
-        return Verdict((Record("goal_retry_early", {"error": error[:200]}),), s)
+        early = Record("goal_retry_early", {"error": error[:200]})
+        return Verdict((early,), replace(s, retry_error=error))
     n = goal.retries + 1
     if n > goal.retries_max:
         update = GoalUpdate(
@@ -382,34 +387,39 @@ def _run_error(error: str, goal: Goal, s: GoalState, ctx: Context) -> Verdict[Go
             (say("goal.log.retries_exhausted", time=now, max=goal.retries_max, error=error),),
         )
         pause = Pause(say("goal.retries_exhausted", max=goal.retries_max, error=error))
-        return Verdict((WriteGoal(update), pause), s)
-    delay = min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (n - 1))
-    s = replace(s, retry_after=ctx.now + delay)
+        record = Record("goal_blocked", {"why": "retries"})
+        return Verdict((WriteGoal(update), pause, record), replace(s, retry_error=None))
+    from goalkeeper.core.goals.retry import retry_delay_s
+
+    delay = retry_delay_s(n, ctx.config.retry_base_ms)
+    s = replace(s, retry_after=ctx.now + delay, retry_error=error)
     update = GoalUpdate(
         {"retries": n}, (say("goal.log.retry", time=now, error=error, n=n, max=goal.retries_max),)
     )
+    retry = Record("goal_retry", {"n": n, "max": goal.retries_max, "delay_s": delay})
     if "schedule" in ctx.capabilities:
-        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error))), s)
+        s = replace(s, retry_error=None)  # the host retries with the text itself
+        return Verdict((WriteGoal(update), Retry(delay, say("goal.retry", error=error)), retry), s)
     note = say("goal.retry_user", error=error, n=n, max=goal.retries_max, delay=f"{delay:g}")
-    return Verdict((WriteGoal(update), Notify(note, "warning")), s)
+    return Verdict((WriteGoal(update), Notify(note, "warning"), retry), s)
 
 
 def _stagnation(goal: Goal, s: GoalState, ctx: Context) -> tuple[tuple[Action, ...], GoalState]:
-    """Dual signal: the passing-criteria count unchanged for 3 iterations **and** no progress
-    words in the Progress Log lines written meanwhile → a recovery prompt, twice, then the
-    user is told (once)."""
+    """Dual signal (seed 001 §6): the passing-criteria count the same for 3 iterations in a
+    row (the goal's setting or the last progress is the first) **and** no progress words in the
+    Progress Log lines written meanwhile → a recovery prompt; still stuck at the next stop, a
+    second one; still stuck, the user is told (once). Progress starts the ladder over."""
     passing = goal.passing_criteria
     new_lines = goal.progress_log[s.log_seen :]
+    seen = len(goal.progress_log)
     if passing != s.last_passing or has_progress_words(new_lines):
-        return (), replace(s, last_passing=passing, stagnant=0, log_seen=len(goal.progress_log))
-    s = replace(s, stagnant=s.stagnant + 1)
-    if s.stagnant < STAGNANT_ITERATIONS:
+        return (), replace(s, last_passing=passing, stagnant=0, recoveries=0, log_seen=seen)
+    s = replace(s, stagnant=s.stagnant + 1, log_seen=seen)
+    if s.stagnant < STAGNANT_ITERATIONS - 1:  # stops since the first of the 3 iterations
         return (), s
     if s.recoveries < RECOVERY_PROMPTS:
         text = ctx.say("goal.stagnant", n=s.stagnant, passing=passing, path=goal_path(ctx))
-        return (Advise(text, "next_turn"),), replace(
-            s, recoveries=s.recoveries + 1, stagnant=0, log_seen=len(goal.progress_log)
-        )
+        return (Advise(text, "next_turn"),), replace(s, recoveries=s.recoveries + 1)
     if s.told_user:
         return (), s
     return (Notify(ctx.say("goal.stagnant_user", n=s.stagnant), "warning"),), replace(

@@ -54,6 +54,13 @@ class GoalState(Struct, frozen=True):
     review_close: str = ""
     """The proven goal's close, owed at the stop after the review round (the round took its
     place); said once, dropped when the user speaks first."""
+    retry_error: str | None = None
+    """The API error the last turn ended on (Claude Code's StopFailure, whose answer nobody
+    reads): the next prompt, the user's or ``goalkeeper run``'s retry, tells the agent to
+    resume from its last completed step (seed 001 §5)."""
+    resumed: str | None = None
+    """The goal the user's prompt just resumed (its id): the run that prompt starts is told it
+    is resumed, not the paused anchor GOAL.md still shows until the answer is written."""
 
 
 def held_goal(ctx: Context) -> Held | None:

@@ -121,7 +121,7 @@ def decide(
         return out("not_done", reason)
     if agent.timed_out:
         return out("not_done", agent.error or "the time limit (--max-minutes) ended the run")
-    api_error = _last_turn_error(entries)
+    api_error = last_turn_error(entries)
     if api_error:
         return out("error", f"the agent's last turn failed: {api_error}")
     if agent.returncode is not None and agent.returncode < 0:
@@ -271,7 +271,7 @@ def _honest_user_exit(entries: Sequence[JournalEntry], decision: JournalEntry) -
     )
 
 
-def _last_turn_error(entries: Sequence[JournalEntry]) -> str:
+def last_turn_error(entries: Sequence[JournalEntry]) -> str:
     """The error of the run's last settled turn (Claude Code's StopFailure, Pi's API error)."""
     for entry in reversed(entries):
         if entry.kind == "event" and entry.data.get("type") == "Settled":

@@ -13,8 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from goalkeeper.core.cadence.plan import ItemState, parse_cancel_reason
+from goalkeeper.core.goals.retry import RETRIES
 from goalkeeper.core.text.lazy_re import lazy_re
 
 GoalStatus = Literal["active", "blocked", "needs-upgrade", "complete"]
@@ -25,7 +27,7 @@ multi-stage workflow; its stages stay in GOAL.md as acceptance criteria too. A g
 GOAL.md says ``status: needs-upgrade`` (the skill's signal, seed 001 risks) is moved onto it."""
 DEFAULT_ROUNDS = 3
 DEFAULT_TIMEOUT_S = 120.0
-DEFAULT_RETRIES = 10
+DEFAULT_RETRIES = RETRIES  # seed 001 §5: 10 retries (``core.goals.retry``)
 
 _HEADING = lazy_re(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _ITEM = lazy_re(r"^(\s*)[-*+]\s+(?:\[([ xX-])\]\s+)?(.*)$")
@@ -337,6 +339,14 @@ def resume_update(goal: Goal, log_line: str) -> GoalUpdate:
     }
     fields = {"status": "active", "blocked_reason": None, "retries": 0, "limits": limits}
     return GoalUpdate(fields, (log_line,))
+
+
+def resumed_goal(goal: Goal) -> Goal:
+    """The goal as ``resume_update`` leaves it: what a run that starts in the same breath as
+    the resume is told (GOAL.md is written only after the event is answered)."""
+    return replace(
+        goal, status="active", blocked_reason=None, retries=0, rounds=resumed_rounds(goal)
+    )
 
 
 def resumed_rounds(goal: Goal) -> int:

@@ -55,6 +55,10 @@ MESSAGES: dict[str, str] = {
     "goal.retry": "The previous run ended with an error ({error}). Resume from the last completed step; check existing tool results before repeating anything.",
     "goal.retry_user": "goalkeeper: the run ended with an error ({error}); retry {n} of {max} would start after {delay} s. Send a message to resume now.",
     "goal.retries_exhausted": "goalkeeper paused the goal after {max} failed retries ({error}). Change the strategy (a smaller step, another tool, a different approach), then resume with `goalkeeper goal resume`.",
+    # -- `goalkeeper run`: it starts the session again after an API error (seed 001 §5) -------
+    "goal.run_retry_prompt": "Continue the task from where the previous turn stopped.",
+    "goal.run_retry": "goalkeeper: the agent's turn ended on an API error ({error}); retry {n} of {max} resumes session {session} in {delay} s.",
+    "goal.run_retries_exhausted": "goalkeeper: the agent's turns still end on API errors after {max} retries over {minutes} min ({error}); it stopped retrying. Change the strategy (wait for the service, another model or account, a smaller step), then run again: `claude --resume {session}` continues the session.",
     "goal.context_save": "Context is {percent}% full: write the goal's progress into the Progress Log of {path} now, so nothing is lost when the history is compacted.",
     "goal.problem": "goalkeeper: {path} cannot be used ({problem}); the goal is not checked until it is fixed.",
     "goal.log.set": "{time} goal set ({source}): {objective}",
