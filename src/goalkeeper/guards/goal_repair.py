@@ -128,12 +128,13 @@ def _shaping(goal: Goal, s: GoalState, ctx: Context) -> tuple[bool, GoalState]:
 
 def _upgrade(goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     """``status: needs-upgrade`` (the skill's signal that a goal is coarser than it looked):
-    the goal is moved onto the coarse-goal route, which the workflow guard then starts. Its
-    promise (objective, verify, criteria) is unchanged, so nothing is proven by it."""
-    from goalkeeper.core.goals.goal import COARSE_ROUTE
+    the goal is moved onto the route that fits it (``size.route_for``), which the workflow guard
+    then starts. Its promise (objective, verify, criteria) is unchanged, so nothing is proven by
+    it."""
+    from goalkeeper.core.goals.size import route_for
 
     say = ctx.say
-    route = goal.route or COARSE_ROUTE
+    route = goal.route or route_for(goal.objective)
     line = say("goal.log.upgraded", time=stamp(ctx.now), route=route)
     update = GoalUpdate({"status": "active", "route": route}, (line,))
     text = say("goal.upgraded", route=route, objective=goal.objective)

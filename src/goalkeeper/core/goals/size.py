@@ -1,15 +1,18 @@
-"""The size of a goal (seed 001 decision 7): is it coarse, and what are its stages?
+"""The size of a goal (seed 001 decision 7): is it coarse, what are its stages, which route?
 
 A goal is *coarse* (route it to a multi-stage workflow) when it names more than five files,
 three or more modules, or uses an architecture word; its stages are split from the text
-("then", list items, "；", "然后" …). Kept apart from ``detect`` (is there a goal at all?) because
-the two answer different questions with different vocabularies. Pure; no I/O; never raises.
+("then", list items, "；", "然后" …); its route is ``architecture`` when the goal changes the
+code's structure (restructure, refactor, split or merge modules, 重构, 架构 …), else
+``idea-to-ship``. Kept apart from ``detect`` (is there a goal at all?) because the two answer
+different questions with different vocabularies. Pure; no I/O; never raises.
 """
 
 from __future__ import annotations
 
 import re
 
+from goalkeeper.core.goals.goal import COARSE_ROUTE
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
 
@@ -83,6 +86,54 @@ _NOT_MODULES = _words(
     "whole entire main python node npm go rust java js typescript javascript pip pypi its our "
     "their my your"
 )
+
+# ---------------------------------------------------------------------------------------------
+# Routes
+# ---------------------------------------------------------------------------------------------
+
+ARCHITECTURE_ROUTE = "architecture"
+"""The built-in catalog's route for changing the code's structure; any other coarse goal is
+worked through ``COARSE_ROUTE`` (idea-to-ship)."""
+
+# A word that always means the code's structure changes. "architecture" counts unless it is the
+# frame the work follows ("following the existing architecture", "按现有架构").
+_STRUCTURE_CHANGE = lazy_re(
+    r"(?<![A-Za-z])(?:restructur\w*|refactor\w*|re-?architect\w*|decoupl\w*|"
+    r"modulari[sz]\w*|de-?modulari[sz]\w*|untangl\w*)(?![A-Za-z])"
+    r"|(?<!existing )(?<!current )(?<!same )(?<!following )(?<![A-Za-z])architect(?:ure|ural)\w*"
+    r"|重构|解耦|模块化|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
+    re.IGNORECASE,
+)
+# A verb that changes structure only when its object is a unit of structure: "split the
+# monolith into services" is architecture, "redesign the checkout page" a feature.
+_STRUCTURE_VERB = lazy_re(
+    r"(?<![A-Za-z])(?:re-?design\w*|split\w*|merg(?:e|es|ed|ing)|extract\w*|consolidat\w*|"
+    r"reorgani[sz]\w*|rework\w*|deepen\w*|unif(?:y|ies|ied|ying)|carve\s+out)(?![A-Za-z])"
+    r"|重新设计|拆分|拆成|合并|抽取|提取|整合|重组|理顺|加深",
+    re.IGNORECASE,
+)
+_STRUCTURE_UNIT = lazy_re(
+    r"(?<![A-Za-z])(?:modules?|packages?|layers?|services?|components?|boundar(?:y|ies)|"
+    r"interfaces?|codebase|code\s+base|crates?|subsystems?|monolith\w*|seams?|"
+    r"dependency\s+graph|module\s+structure|project\s+structure)(?![A-Za-z])"
+    r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构",
+    re.IGNORECASE,
+)
+
+
+def route_for(text: str) -> str:
+    """The route a coarse goal is worked through (seed 001 decision 7 with the catalog's routes,
+    seed 003): ``architecture`` when it changes the code's structure — a structure word
+    (restructure, refactor, decouple, 重构, 架构 …), or a verb such as redesign, split, merge,
+    extract (拆分, 合并 …) applied to modules, layers, services or boundaries — else
+    ``idea-to-ship``. Text in backticks (a command) is not read. Never raises."""
+    masked = _mask_inline(text)
+    if _STRUCTURE_CHANGE.search(masked):
+        return ARCHITECTURE_ROUTE
+    if _STRUCTURE_VERB.search(masked) and _STRUCTURE_UNIT.search(masked):
+        return ARCHITECTURE_ROUTE
+    return COARSE_ROUTE
+
 
 # ---------------------------------------------------------------------------------------------
 # Stages
