@@ -16,14 +16,17 @@ from goalkeeper.core.values import (
     BeforeAgentStart,
     Close,
     Continue,
+    Notify,
     Pause,
+    Reply,
+    ToolCall,
     UserPrompt,
 )
 from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.store import journal
 from goalkeeper.store.goalfile import load_goal
 from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock, FakeRunner
-from tests.engine.test_goal_loop import Outputs, settle, text
+from tests.engine.test_goal_loop import FAIL, Outputs, settle, text, tick_criteria
 
 RESTRUCTURE = "Goal: restructure the auth, billing and notifications modules; `pytest -q` passes"
 FEATURE = "/gk-goal rewrite the store, then port the CLI, then update the docs; `pytest -q` passes"
@@ -76,3 +79,40 @@ def test_a_coarse_goal_that_keeps_the_structure_still_takes_idea_to_ship(sup: Su
     """The architecture route is for structural goals only: a rewrite in stages is a feature."""
     set_goal(sup, FEATURE)
     assert load_goal(sup.project).goal.route == "idea-to-ship"  # type: ignore[union-attr]
+
+
+def test_every_stop_of_a_goals_workflow_runs_the_verify_and_none_is_silent(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """Issue 23: after one reminder every later stop was allowed with no verify and no notice.
+    Each stop runs the goal's verify; each either sends the agent back or tells the user why
+    it stands."""
+    set_goal(sup, RESTRUCTURE)
+    for n in range(1, 6):
+        outputs.queue.append((1, FAIL.format(t=n)))
+        stopped = settle(sup, "I surveyed the modules.")
+        assert outputs.runs == n
+        assert decided(stopped) or [a for a in stopped if isinstance(a, Notify)], n
+    goal = load_goal(sup.project).goal  # type: ignore[union-attr]
+    assert goal.status == "active" and goal.attempts == 0  # shaping spends no round
+
+
+def test_completing_the_goals_workflow_does_not_complete_the_goal(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """The workflow's completion is not the goal's: the agent and the user are told the goal
+    stays open, the next stop verifies it, a failure keeps it open; only a pass with every
+    criterion ticked proves it."""
+    set_goal(sup, RESTRUCTURE)
+    settle(sup, "I looked around.")  # the route starts
+    done = sup.handle([ToolCall("s", "workflow_active", {"action": "complete"})]).actions
+    (reply,) = [a for a in done if isinstance(a, Reply)]
+    assert "not done with it" in reply.text and "`pytest -q`" in reply.text
+    assert any("the goal stays open" in a.text for a in done if isinstance(a, Notify))
+    outputs.queue.append((1, FAIL.format(t=1)))
+    failed = settle(sup, "All done, the workflow is complete.")
+    assert decided(failed) == ["Continue"] and "[1/3]" in text(failed)
+    assert load_goal(sup.project).goal.status == "active"  # type: ignore[union-attr]
+    tick_criteria(sup.project)
+    proven = settle(sup, "Fixed.")
+    assert decided(proven) == ["Close"] and load_goal(sup.project) is None

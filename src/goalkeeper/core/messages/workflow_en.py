@@ -133,4 +133,6 @@ MESSAGES: dict[str, str] = {
     "workflow.phase.survey": "Architecture Survey",
     "workflow.phase.design-review": "Architecture Design",
     "workflow.phase.triage": "Task Triage",
+    "workflow.done.goal": "The goal this workflow was started for is not done with it: {objective}. It is proven only when its verification ({verify}) passes and every acceptance criterion is ticked; goalkeeper runs the verification when you stop.",
+    "workflow.notice.goal_open": "goalkeeper: the workflow ended; the goal stays open until its verification ({verify}) passes at a stop.",
 }
