@@ -116,3 +116,30 @@ def test_completing_the_goals_workflow_does_not_complete_the_goal(
     tick_criteria(sup.project)
     proven = settle(sup, "Fixed.")
     assert decided(proven) == ["Close"] and load_goal(sup.project) is None
+
+
+def test_a_workflow_stop_that_is_let_through_tells_the_user_why(sup: Supervisor) -> None:
+    """Without a goal, the stop after the one reminder stands; it stood in silence before. The
+    user reads why (the work item, its phase, how to go on or end it), in the session's
+    language."""
+    sup.handle([ToolCall("s", "workflow", {"mode": "workflow", "route": "architecture"})])
+    reminded = settle(sup, "stopping")
+    assert decided(reminded) == ["Continue"]
+    for _ in range(2):
+        allowed = settle(sup, "stopping")
+        assert decided(allowed) == []
+        (note,) = [a for a in allowed if isinstance(a, Notify)]
+        assert "architecture · survey" in note.text and "this stop stands" in note.text
+
+
+def test_with_a_goal_the_workflow_leaves_the_stop_to_the_goal(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """The goal's verify decides a stop; the workflow adds no second notice that contradicts it."""
+    set_goal(sup, RESTRUCTURE)
+    settle(sup, "I looked around.")
+    settle(sup, "still surveying")
+    outputs.queue.append((0, "1 passed in 0.01s"))
+    stopped = settle(sup, "still surveying")
+    assert decided(stopped) == ["Continue"]  # the verify passes; the criteria are still open
+    assert not [a for a in stopped if isinstance(a, Notify) and "this stop stands" in a.text]

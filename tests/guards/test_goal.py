@@ -465,3 +465,12 @@ def test_a_stale_goal_at_session_start_is_asked_about_once() -> None:
     paused = guard.on_event(Choice("s", "goal.stale", "pause"), GoalState(), ctx)
     write = next(a for a in paused.actions if isinstance(a, WriteGoal))
     assert write.update.fields["status"] == "blocked"
+
+
+def test_a_stop_whose_verify_could_not_run_tells_the_user() -> None:
+    """The engine could not run the verify (nothing ran): never a pass and no round, and the
+    stop no longer stands in silence: the user is told which command did not run."""
+    verdict = settle(GOAL, GoalState(goal_id="g-1"), Facts())
+    assert not any(isinstance(a, Continue | Close | WriteGoal) for a in verdict.actions)
+    (note,) = [a for a in verdict.actions if isinstance(a, Notify)]
+    assert "`pytest -q` did not run" in note.text

@@ -99,7 +99,7 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         )
     failed = next((run for run in facts.verify if not run.passed), None)
     if failed is None and len(facts.verify) < len(goal.verify):
-        return Verdict()  # the engine could not run them: never a pass by default
+        return _unverified(goal, facts, s, ctx)
     prefix, s = _context_pressure(ev, s, doc, ctx)
     if failed is not None and shaping:
         return _failed_while_shaping(failed, goal, s, ctx, prefix)
@@ -127,6 +127,15 @@ def _shaping(goal: Goal, s: GoalState, ctx: Context) -> tuple[bool, GoalState]:
     if view is None or view.goal_id != goal.goal_id:
         return (True, replace(s, route_waited=True)) if not s.route_waited else (False, s)
     return view.phase in SHAPING_PHASES, s
+
+
+def _unverified(goal: Goal, facts: Facts, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """The engine could not run every verify command (not approved, none left to try): never a
+    pass by default, and not a round either; the stop stands and the user is told why."""
+    ran = {run.command for run in facts.verify}
+    missing = ", ".join(f"`{c}`" for c in goal.verify if c not in ran)
+    note = Notify(ctx.say("goal.unverified_user", commands=missing), "warning")
+    return Verdict((note, Record("goal_unverified", {"missing": missing})), s)
 
 
 def _failed_while_shaping(

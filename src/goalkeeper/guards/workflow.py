@@ -352,9 +352,9 @@ def on_settled(ev: Settled, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
         return Verdict()
     if s.active is None:
         return goal_route(ev.session_id, s, ctx, stop=True) or Verdict()
-    if s.nudged:
-        return Verdict()
     record = s.active
+    if s.nudged:
+        return Verdict(allowed_stop(record, ctx))
     text = ctx.say(
         "workflow.settle.active",
         work_item=record.get("workItemId"),
@@ -364,3 +364,20 @@ def on_settled(ev: Settled, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
         active=tool_name(ctx, ACTIVE),
     )
     return Verdict((Continue(text),), replace(s, nudged=True))
+
+
+def allowed_stop(record: Mapping[str, Any], ctx: Context) -> tuple[Action, ...]:
+    """A stop the workflow no longer holds (the agent was sent back once already) is allowed,
+    never in silence: the user is told why it stands. With an active goal there is nothing to
+    say here: the goal guard verifies the goal at this stop and says what it decided."""
+    from goalkeeper.guards.goal_state import active_goal
+
+    if active_goal(ctx) is not None:
+        return ()
+    text = ctx.say(
+        "workflow.settle.allowed",
+        work_item=record.get("workItemId"),
+        route=record.get("route"),
+        phase=record.get("phase"),
+    )
+    return (Notify(text),)

@@ -118,4 +118,5 @@ MESSAGES: dict[str, str] = {
     "goal.progress.failed_shaping": "goalkeeper: {command} … failed ({result}); the workflow is at {phase}: no repair round spent",
     "goal.shaping_stop_user": "goalkeeper: the agent stopped while the goal's workflow is at {phase}; `{command}` still fails ({result}: {line}). No repair round is spent before the work is implemented and the agent was already sent back once in this phase, so this stop stands; send a message to go on.",
     "goal.shaping.first_step": "its first step",
+    "goal.unverified_user": "goalkeeper: the goal's verification could not run at this stop ({commands} did not run), so nothing was proven and the stop stands; `goalkeeper goal verify` runs it from your terminal.",
 }

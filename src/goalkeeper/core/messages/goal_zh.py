@@ -96,4 +96,5 @@ MESSAGES: dict[str, str] = {
     "goal.progress.failed_shaping": "goalkeeper：{command} …… 失败（{result}）；工作流处于 {phase} 阶段：不消耗修复轮次",
     "goal.shaping_stop_user": "goalkeeper：目标的工作流处于 {phase} 阶段时智能体停下了；`{command}` 仍然失败（{result}：{line}）。实现之前不消耗修复轮次，而且本阶段已经让智能体回去过一次，所以这次停下不再拦；发一条消息即可继续。",
     "goal.shaping.first_step": "第一步",
+    "goal.unverified_user": "goalkeeper：这次停下时目标的验证没能运行（{commands} 没有运行），所以什么也没有被证明，这次停下不再拦；在你的终端里运行 `goalkeeper goal verify` 可以执行验证。",
 }
