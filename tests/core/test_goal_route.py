@@ -5,7 +5,10 @@ a labelled set of goals and the route each should take.
 ``idea-to-ship``), ``lang``, ``why``. The architecture half changes the code's structure
 (restructure, refactor, split or merge modules, 重构, 架构 …); the other half are features,
 rewrites and migrations, and goals that only mention structure (the existing architecture as the
-frame, "refactor" inside a command, "merge" of a branch, a UI redesign).
+frame, "refactor" inside a command, "merge" of a branch, a UI redesign). The rules are tuned on
+it. ``goal_routes_holdout.jsonl`` is never tuned on (``tests/data/README.md``): measured once
+when written, 15 of 18 (every idea-to-ship goal right, 4 of 7 architecture goals; a miss sends
+a structural goal through idea-to-ship, which still shapes it first and verifies it).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import pytest
 from goalkeeper.core.goals.size import ARCHITECTURE_ROUTE, route_for
 from goalkeeper.store.catalog_files import load_catalog
 
-ROUTES = Path(__file__).resolve().parents[1] / "data" / "goal_routes.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "data"
+ROUTES = DATA / "goal_routes.jsonl"
+HOLDOUT = DATA / "goal_routes_holdout.jsonl"
 
 
-def labelled() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in ROUTES.read_text("utf-8").splitlines() if line.strip()]
+def labelled(path: Path = ROUTES) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 def test_the_labelled_set_covers_both_routes_in_both_languages() -> None:
@@ -43,3 +48,17 @@ def test_the_routes_are_routes_of_the_built_in_catalog() -> None:
     catalog = load_catalog(Path("/nonexistent"), None).catalog
     names = {r.route for r in catalog.routes()}
     assert {ARCHITECTURE_ROUTE, route_for("ship the export")} <= names
+
+
+def test_the_held_out_goals_keep_their_measured_accuracy() -> None:
+    """Goals the rules were not tuned on: no feature is sent through architecture, and at least
+    the measured 15 of 18 get their route."""
+    rows = labelled(HOLDOUT)
+    right = [row for row in rows if route_for(row["text"]) == row["route"]]
+    wrongly_structural = [
+        row["text"]
+        for row in rows
+        if row["route"] != ARCHITECTURE_ROUTE and route_for(row["text"]) == ARCHITECTURE_ROUTE
+    ]
+    assert wrongly_structural == []
+    assert len(right) >= 15 and len(rows) == 18
