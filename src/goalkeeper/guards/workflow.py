@@ -246,7 +246,8 @@ def on_before_agent_start(
 def goal_route(
     session_id: str, s: WorkflowState, ctx: Context, *, stop: bool = False
 ) -> Verdict[WorkflowState] | None:
-    """A goal that names a route (a coarse goal: idea-to-ship) is worked through it: the route
+    """A goal that names a route (a coarse goal: architecture when it changes the code's
+    structure, else idea-to-ship; ``core.goals.size.route_for``) is worked through it: the route
     starts with the goal as the task, once per goal and session, at the agent's next run or,
     where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
     after that prompt's hook), at its next stop, as a continuation."""
