@@ -335,47 +335,85 @@ def test_recovery_twice_then_the_user_fits_in_the_default_round_limit() -> None:
 COARSE = replace(GOAL, route="idea-to-ship")
 
 
-def settle_coarse(state: GoalState, view: WorkflowView | None) -> Verdict[GoalState]:
-    ctx = replace(ctx_for(COARSE, None), workflow=view)
+def settle_coarse(
+    state: GoalState, view: WorkflowView | None, facts: Facts | None = None
+) -> Verdict[GoalState]:
+    ctx = replace(ctx_for(COARSE, facts), workflow=view)
     return guard.on_event(Settled("s", "done", activity=Activity(1)), state, ctx)
 
 
-def test_a_coarse_goal_spends_no_repair_round_while_its_route_is_shaping() -> None:
-    """Seed001 audit D6: while the route shapes the work (shaping … to-tickets) no verify runs
-    and no round is spent; once it implements, the loop runs as for any goal."""
+SHAPING_FAIL = Facts(verify=(VerifyRun("pytest -q", 1, "FAILED tests/t.py::test_a - x"),))
+
+
+def test_a_coarse_goal_is_verified_at_every_stop_of_its_route() -> None:
+    """Issue 23 (seed 001 §7: delegation, not abandonment): while the route shapes the work the
+    goal's verify still runs at every stop; it was skipped, and the stop allowed in silence."""
     state = GoalState(goal_id="g-1", route_waited=True)
-    for phase in ("shaping", "research", "to-spec", "to-tickets"):
+    for phase in ("shaping", "research", "to-spec", "to-tickets", "survey", "design-review"):
         verdict = settle_coarse(state, WorkflowView(phase, "g-1"))
-        assert not any(isinstance(a, Inspect | Continue | WriteGoal) for a in verdict.actions)
-    implementing = settle_coarse(state, WorkflowView("implement", "g-1"))
-    assert any(isinstance(a, Inspect) for a in implementing.actions)
+        assert any(isinstance(a, Inspect) for a in verdict.actions), phase
 
 
-def test_the_stop_that_starts_the_route_waits_once_for_it() -> None:
-    """The route starts at the stop after the prompt that set the goal: that stop runs no
-    verify. A route that never starts (not in the catalog) does not hold the loop back."""
-    first = settle_coarse(GoalState(goal_id="g-1"), None)
-    assert first.actions == () and first.state is not None and first.state.route_waited
-    second = settle_coarse(first.state, None)
-    assert any(isinstance(a, Inspect) for a in second.actions)
+def test_a_failing_verify_while_shaping_sends_back_once_per_phase_and_spends_no_round() -> None:
+    """Seed001 audit D6 kept: a failure while the route shapes the work spends no round and
+    records no failure; the agent gets the evidence once per phase, and a second stop in the
+    same phase (an interview waiting on the user) stands, with the user told why."""
+    state = GoalState(goal_id="g-1", route_waited=True)
+    first = settle_coarse(state, WorkflowView("shaping", "g-1"), SHAPING_FAIL)
+    (back,) = [a for a in first.actions if isinstance(a, Continue)]
+    assert "FAILED tests/t.py::test_a" in back.text and "no repair round" in back.text
+    assert not any(isinstance(a, WriteGoal | Pause) for a in first.actions)
+    state = first.state or state
+    again = settle_coarse(state, WorkflowView("shaping", "g-1"), SHAPING_FAIL)
+    assert not any(isinstance(a, Continue | WriteGoal | Pause) for a in again.actions)
+    (told,) = [a for a in again.actions if isinstance(a, Notify)]
+    assert "shaping" in told.text and "`pytest -q` still fails" in told.text
+    next_phase = settle_coarse(state, WorkflowView("research", "g-1"), SHAPING_FAIL)
+    assert any(isinstance(a, Continue) for a in next_phase.actions)
+    implementing = settle_coarse(state, WorkflowView("implement", "g-1"), SHAPING_FAIL)
+    assert any(isinstance(a, WriteGoal) for a in implementing.actions)  # a round, as ever
+
+
+def test_the_stop_that_starts_the_route_verifies_without_spending_a_round() -> None:
+    """The route starts at the stop after the prompt that set the goal: that stop runs the
+    verify too, but spends no round before the route had its chance. A route that never starts
+    (not in the catalog) does not hold the rounds back."""
+    first = settle_coarse(GoalState(goal_id="g-1"), None, SHAPING_FAIL)
+    assert first.state is not None and first.state.route_waited
+    assert any(isinstance(a, Continue) for a in first.actions)
+    assert not any(isinstance(a, WriteGoal) for a in first.actions)
+    second = settle_coarse(first.state, None, SHAPING_FAIL)
+    assert any(isinstance(a, WriteGoal) for a in second.actions)
 
 
 def test_the_shaping_phases_are_the_routes_phases_before_implement() -> None:
-    """The phases the goal guard waits through are those of the built-in coarse route before
-    `implement`: a catalog change that renames or reorders them breaks this test."""
+    """The phases in which a failing verify spends no round are those of the built-in coarse
+    routes reachable from their entry before the work (`implement`, or `code-review` straight
+    from an architecture survey): a catalog change that renames or reorders them breaks this
+    test."""
     from pathlib import Path
 
     from goalkeeper.core.goals.goal import COARSE_ROUTE
+    from goalkeeper.core.goals.size import ARCHITECTURE_ROUTE
     from goalkeeper.guards.goal_repair import SHAPING_PHASES
     from goalkeeper.store.catalog_files import load_catalog
 
     catalog = load_catalog(Path("/nonexistent"), None).catalog
-    phases = []
-    for procedure in catalog.definitions(COARSE_ROUTE):
-        placement = catalog.placement(COARSE_ROUTE, procedure.id)
-        assert placement is not None
-        phases.append(placement.phase)
-    assert set(phases[: phases.index("implement")]) == SHAPING_PHASES
+    work_phases = ("implement", "code-review")
+    before: set[str] = set()
+    for route in (COARSE_ROUTE, ARCHITECTURE_ROUTE):
+        entry = catalog.entry(route)
+        assert entry is not None
+        todo, seen = [entry.id], set()
+        while todo:
+            procedure = todo.pop()
+            placement = catalog.placement(route, procedure)
+            if procedure in seen or placement is None or placement.phase in work_phases:
+                continue
+            seen.add(procedure)
+            before.add(placement.phase)
+            todo.extend(catalog.allowed(route, procedure))
+    assert before == SHAPING_PHASES
 
 
 def test_needs_upgrade_moves_the_goal_onto_the_coarse_route() -> None:
@@ -492,3 +530,12 @@ def test_a_criterion_only_the_user_settles_holds_the_goal_in_force_too() -> None
     weakened = replace(goal, verify=("true",), criteria=done)
     verdict = settle(weakened, GoalState(goal_id="g-1"), passing(), promise=approved)
     assert not any(isinstance(a, Close) for a in verdict.actions)
+
+
+def test_a_stop_whose_verify_could_not_run_tells_the_user() -> None:
+    """The engine could not run the verify (nothing ran): never a pass and no round, and the
+    stop no longer stands in silence: the user is told which command did not run."""
+    verdict = settle(GOAL, GoalState(goal_id="g-1"), Facts())
+    assert not any(isinstance(a, Continue | Close | WriteGoal) for a in verdict.actions)
+    (note,) = [a for a in verdict.actions if isinstance(a, Notify)]
+    assert "`pytest -q` did not run" in note.text

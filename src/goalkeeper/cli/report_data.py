@@ -135,24 +135,56 @@ def _session(
 
 
 def _verdict(entries: list[journal.JournalEntry]) -> dict[str, str]:
-    """The last thing that ended (or held) the loop: a proven goal, a close, a pause, the cap."""
+    """The last thing that ended (or held) the loop: a proven goal, a close, a pause, the cap,
+    or a stop goalkeeper let stand (with what it told the user). "The user spoke since" only
+    when the host showed a prompt as the user's *after* such an end: the prompt that started
+    the session, a prompt the host's record does not show as the user's, and goalkeeper's own
+    messages are not the user speaking."""
     state, reason = "open", "goalkeeper has not let the agent stop yet"
+    ended = False  # a pause, a close, the cap or a stop left standing came before
+    stop = False  # the entries since the last Settled event answer that stop
     for e in entries:
-        if e.kind == "goal_complete":
-            state, reason = "proven", "the goal's verify commands passed"
+        if e.kind == "event":
+            stop = e.data.get("type") == "Settled"
+            if stop and state in ("open", "stood"):
+                state, reason, ended = "stood", "the agent stopped and goalkeeper let it", True
+            elif _user_spoke(e) and ended and state != "proven":
+                state, reason, ended = (
+                    "open",
+                    "the user spoke since; goalkeeper is watching again",
+                    False,
+                )
+        elif e.kind == "goal_complete":
+            state, reason, ended = "proven", "the goal's verify commands passed", True
         elif e.kind == "closed":
             gates = e.data.get("gates")
             named = ", ".join(str(g) for g in gates) if isinstance(gates, list) else "quick mode"
-            state, reason = "closed", f"the plan's gates passed: {named or 'none'}"
+            state, reason, ended = "closed", f"the plan's gates passed: {named or 'none'}", True
         elif e.kind == "capped":
-            state, reason = "capped", f"continuation cap reached ({e.data.get('continuations')})"
+            count = e.data.get("continuations")
+            state, reason, ended = "capped", f"continuation cap reached ({count})", True
         elif e.kind == "decision":
+            kinds = [str(a.get("kind")) for a in _actions(e.data)]
             for action in _actions(e.data):
                 if action.get("kind") == "Pause":
-                    state, reason = "paused", clip(action.get("text") or "", 300)
-        elif e.kind == "event" and e.data.get("type") == "UserPrompt" and state != "proven":
-            state, reason = "open", "the user spoke since; goalkeeper is watching again"
+                    state, reason, ended = "paused", clip(action.get("text") or "", 300), True
+            if stop and state == "stood" and "Continue" in kinds:
+                state, reason, ended = "open", "goalkeeper has not let the agent stop yet", False
+            elif stop and state == "stood":
+                told = next((a for a in _actions(e.data) if a.get("kind") == "Notify"), None)
+                if told is not None:
+                    reason = "the agent stopped and goalkeeper let it: " + clip(
+                        told.get("text") or "", 300
+                    )
+    if state == "stood":
+        state = "open"
     return {"state": state, "reason": reason}
+
+
+def _user_spoke(e: journal.JournalEntry) -> bool:
+    """A prompt the host showed as the user's (``UserPrompt.verified``; older journals did not
+    record it and count as shown)."""
+    return e.data.get("type") == "UserPrompt" and e.data.get("verified", True) is not False
 
 
 def _run(e: journal.JournalEntry) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalkeeper.core.goals.goal import (
-    COARSE_ROUTE,
     DEFAULT_ROUNDS,
     DEFAULT_TIMEOUT_S,
     Criterion,
@@ -173,6 +172,7 @@ def _set_goal(
 ) -> list[Action]:
     from goalkeeper.core.goals.goal import restates_the_check
     from goalkeeper.core.goals.promise import promise_of
+    from goalkeeper.core.goals.size import route_for
     from goalkeeper.store.goalfile import create_goal, load_goal
     from goalkeeper.store.project import infer_verify_commands
     from goalkeeper.store.test_baseline import take_baseline
@@ -215,7 +215,9 @@ def _set_goal(
         goal_id=new_goal_id(now),
         created=stamp,
         updated=stamp,
-        route=COARSE_ROUTE if action.stages else None,  # the workflow guard starts it
+        route=route_for(action.objective)
+        if action.stages
+        else None,  # the workflow guard starts it
         rounds=action.rounds or DEFAULT_ROUNDS,
         timeout_s=action.timeout_s or DEFAULT_TIMEOUT_S,
     )

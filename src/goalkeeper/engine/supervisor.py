@@ -377,6 +377,8 @@ def _event_data(event: Event) -> dict[str, object]:
         )
     elif isinstance(event, UserPrompt):
         data["text_head"] = event.text[:200]
+        if not event.verified:  # not shown as the user's: `status` must not say they spoke
+            data["verified"] = False
     else:
         for key in ("source", "name"):
             if hasattr(event, key):

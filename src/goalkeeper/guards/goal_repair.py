@@ -96,9 +96,7 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         return _honest_exit(reason, goal, doc, s, ctx)
     if goal.status == "needs-upgrade":
         return _upgrade(goal, s, ctx)
-    shaping, s = _shaping(goal, s, ctx)
-    if shaping:
-        return Verdict((), s)
+    shaping, s = _shaping(goal, s, ctx)  # the proof still runs; only the rounds wait
     if not goal.verify:
         if s.flagged_hash == "no-verify":
             return Verdict()
@@ -118,23 +116,28 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
         )
     failed = next((run for run in facts.verify if not run.passed), None)
     if failed is None and len(facts.verify) < len(goal.verify):
-        return Verdict()  # the engine could not run them: never a pass by default
+        return _unverified(goal, facts, s, ctx)
     prefix, s = _context_pressure(ev, s, doc, ctx)
+    if failed is not None and shaping:
+        return _failed_while_shaping(failed, goal, s, ctx, prefix)
     if failed is not None:
         return _failed(failed, goal, s, ctx, prefix)
     return _passed(facts, goal, doc, s, ctx, prefix)
 
 
-SHAPING_PHASES = frozenset({"shaping", "research", "prototype", "to-spec", "to-tickets"})
-"""The phases of the coarse-goal route (``idea-to-ship`` in the built-in catalog) before the
-work is implemented: a failing verify there is expected, not a round to spend (test-pinned
-against the catalog)."""
+SHAPING_PHASES = frozenset(
+    {"shaping", "research", "prototype", "to-spec", "to-tickets", "survey", "design-review"}
+)
+"""The phases of the coarse-goal routes (``idea-to-ship`` and ``architecture`` in the built-in
+catalog) before the work is implemented: a failing verify there is expected, not a round to
+spend (test-pinned against the catalog)."""
 
 
 def _shaping(goal: Goal, s: GoalState, ctx: Context) -> tuple[bool, GoalState]:
-    """Whether a coarse goal's route still shapes the work, so this stop spends no repair
-    round. The stop at which the route starts (Claude Code: the stop after the prompt that set
-    the goal) waits once for it; a route that never starts (not in the catalog) waits no more."""
+    """Whether a coarse goal's route still shapes the work, so a failing verify at this stop
+    spends no repair round (it still runs: delegation is not abandonment, seed 001 §7). The
+    stop at which the route starts (Claude Code: the stop after the prompt that set the goal)
+    counts as shaping once; a route that never starts (not in the catalog) shapes no more."""
     if not goal.route:
         return False, s
     view = ctx.workflow
@@ -143,14 +146,59 @@ def _shaping(goal: Goal, s: GoalState, ctx: Context) -> tuple[bool, GoalState]:
     return view.phase in SHAPING_PHASES, s
 
 
-def _upgrade(goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
-    """``status: needs-upgrade`` (the skill's signal that a goal is coarser than it looked):
-    the goal is moved onto the coarse-goal route, which the workflow guard then starts. Its
-    promise (objective, verify, criteria) is unchanged, so nothing is proven by it."""
-    from goalkeeper.core.goals.goal import COARSE_ROUTE
+def _unverified(goal: Goal, facts: Facts, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """The engine could not run every verify command (not approved, none left to try): never a
+    pass by default, and not a round either; the stop stands and the user is told why."""
+    ran = {run.command for run in facts.verify}
+    missing = ", ".join(f"`{c}`" for c in goal.verify if c not in ran)
+    note = Notify(ctx.say("goal.unverified_user", commands=missing), "warning")
+    return Verdict((note, Record("goal_unverified", {"missing": missing})), s)
+
+
+def _failed_while_shaping(
+    run: VerifyRun, goal: Goal, s: GoalState, ctx: Context, prefix: str
+) -> Verdict[GoalState]:
+    """A failing verify while the goal's route shapes the work: the agent is sent back with the
+    evidence once per phase, no round spent and no failure recorded (the first failure once it
+    implements is not "the same failure again"); another stop in the same phase (an interview
+    waiting on the user) is allowed, and the user is told why. Bounded by the phases."""
+    from goalkeeper.core.goals.verify import failure_headline
 
     say = ctx.say
-    route = goal.route or COARSE_ROUTE
+    view = ctx.workflow
+    phase = view.phase if view is not None and view.phase else ""  # "": about to start
+    result = _result(run, ctx)
+    label = phase or say("goal.shaping.first_step")
+    data: dict[str, object] = {"phase": phase, "command": run.command, "exit": run.exit_code}
+    if s.shaping_told == phase:
+        line = failure_headline(run.output_tail) or "-"
+        note = say(
+            "goal.shaping_stop_user", command=run.command, result=result, line=line, phase=label
+        )
+        return Verdict((Notify(note), Record("goal_shaping_stop", data)), s)
+    text = say(
+        "goal.failed_shaping",
+        command=run.command,
+        result=result,
+        phase=label,
+        route=goal.route or "-",
+        tail=run.output_tail[-TAIL_CHARS:].strip() or "(no output)",
+    )
+    progress = say("goal.progress.failed_shaping", command=run.command, result=result, phase=label)
+    body = "\n\n".join(part for part in (prefix, text) if part)
+    actions = (Notify(progress), Continue(body), Record("goal_shaping_failed", data))
+    return Verdict(actions, replace(s, shaping_told=phase))
+
+
+def _upgrade(goal: Goal, s: GoalState, ctx: Context) -> Verdict[GoalState]:
+    """``status: needs-upgrade`` (the skill's signal that a goal is coarser than it looked):
+    the goal is moved onto the route that fits it (``size.route_for``), which the workflow guard
+    then starts. Its promise (objective, verify, criteria) is unchanged, so nothing is proven by
+    it."""
+    from goalkeeper.core.goals.size import route_for
+
+    say = ctx.say
+    route = goal.route or route_for(goal.objective)
     line = say("goal.log.upgraded", time=stamp(ctx.now), route=route)
     update = GoalUpdate({"status": "active", "route": route}, (line,))
     text = say("goal.upgraded", route=route, objective=goal.objective)

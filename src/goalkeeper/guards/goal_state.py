@@ -44,6 +44,9 @@ class GoalState(Struct, frozen=True):
     route_waited: bool = False
     """A coarse goal's first stop was left to its route to start (the workflow guard starts it
     at that stop): no repair round is spent before the route had its chance."""
+    shaping_told: str | None = None
+    """The route's phase in which the agent was last sent back with a failing verify while the
+    route shapes the work (``goal_repair._failed_while_shaping``): once per phase."""
     stale_asked: bool = False
     """The user was asked about a stale goal in this session (``goal_confirm``): once."""
     passed_logged: int = -1

@@ -246,7 +246,8 @@ def on_before_agent_start(
 def goal_route(
     session_id: str, s: WorkflowState, ctx: Context, *, stop: bool = False
 ) -> Verdict[WorkflowState] | None:
-    """A goal that names a route (a coarse goal: idea-to-ship) is worked through it: the route
+    """A goal that names a route (a coarse goal: architecture when it changes the code's
+    structure, else idea-to-ship; ``core.goals.size.route_for``) is worked through it: the route
     starts with the goal as the task, once per goal and session, at the agent's next run or,
     where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
     after that prompt's hook), at its next stop, as a continuation."""
@@ -352,9 +353,9 @@ def on_settled(ev: Settled, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
         return Verdict()
     if s.active is None:
         return goal_route(ev.session_id, s, ctx, stop=True) or Verdict()
-    if s.nudged:
-        return Verdict()
     record = s.active
+    if s.nudged:
+        return Verdict(allowed_stop(record, ctx))
     text = ctx.say(
         "workflow.settle.active",
         work_item=record.get("workItemId"),
@@ -364,3 +365,20 @@ def on_settled(ev: Settled, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
         active=tool_name(ctx, ACTIVE),
     )
     return Verdict((Continue(text),), replace(s, nudged=True))
+
+
+def allowed_stop(record: Mapping[str, Any], ctx: Context) -> tuple[Action, ...]:
+    """A stop the workflow no longer holds (the agent was sent back once already) is allowed,
+    never in silence: the user is told why it stands. With an active goal there is nothing to
+    say here: the goal guard verifies the goal at this stop and says what it decided."""
+    from goalkeeper.guards.goal_state import active_goal
+
+    if active_goal(ctx) is not None:
+        return ()
+    text = ctx.say(
+        "workflow.settle.allowed",
+        work_item=record.get("workItemId"),
+        route=record.get("route"),
+        phase=record.get("phase"),
+    )
+    return (Notify(text),)

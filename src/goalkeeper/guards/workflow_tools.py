@@ -31,6 +31,7 @@ from goalkeeper.guards.workflow_text import (
 )
 
 if TYPE_CHECKING:
+    from goalkeeper.core.goals.goal import Goal
     from goalkeeper.guards.workflow import WorkflowState
 
 _ACTIVE_FIELDS = {
@@ -197,12 +198,22 @@ def _finish(terminal: Any, s: WorkflowState, ctx: Context) -> Verdict[WorkflowSt
         "state": data,
     }
     text = say(f"workflow.done.{terminal.status}", work_item=terminal.work_item)
-    actions = (
-        Reply(details, text),
-        Record("workflow", data),
-        Notify(say(f"workflow.notice.{terminal.status}", title=title)),
-    )
+    notices: list[Action] = [Notify(say(f"workflow.notice.{terminal.status}", title=title))]
+    goal = _goal_of(s, ctx)
+    if goal is not None:  # the route ends, the goal does not: its proof is still to come
+        verify = ", ".join(f"`{c}`" for c in goal.verify) or say("goal.anchors.none")
+        text += "\n\n" + say("workflow.done.goal", objective=goal.objective, verify=verify)
+        notices.append(Notify(say("workflow.notice.goal_open", verify=verify)))
+    actions: tuple[Action, ...] = (Reply(details, text), Record("workflow", data), *notices)
     return Verdict(actions, replace(s, active=None))
+
+
+def _goal_of(s: WorkflowState, ctx: Context) -> Goal | None:
+    """The active goal this session's workflow was started for (seed 001 §7), else None."""
+    from goalkeeper.guards.goal_state import active_goal
+
+    goal = active_goal(ctx)
+    return goal if goal is not None and s.goal_id and goal.goal_id == s.goal_id else None
 
 
 def _check_fields(data: Mapping[str, Any], action: object) -> Problem | None:

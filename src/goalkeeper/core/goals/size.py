@@ -1,15 +1,18 @@
-"""The size of a goal (seed 001 decision 7): is it coarse, and what are its stages?
+"""The size of a goal (seed 001 decision 7): is it coarse, what are its stages, which route?
 
 A goal is *coarse* (route it to a multi-stage workflow) when it names more than five files,
 three or more modules, or uses an architecture word; its stages are split from the text
-("then", list items, "；", "然后" …). Kept apart from ``detect`` (is there a goal at all?) because
-the two answer different questions with different vocabularies. Pure; no I/O; never raises.
+("then", list items, "；", "然后" …); its route is ``architecture`` when the goal changes the
+code's structure (restructure, refactor, split or merge modules, 重构, 架构 …), else
+``idea-to-ship``. Kept apart from ``detect`` (is there a goal at all?) because the two answer
+different questions with different vocabularies. Pure; no I/O; never raises.
 """
 
 from __future__ import annotations
 
 import re
 
+from goalkeeper.core.goals.goal import COARSE_ROUTE
 from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.text.mdcode import blank_spans, inline_code_spans
 
@@ -83,6 +86,79 @@ _NOT_MODULES = _words(
     "whole entire main python node npm go rust java js typescript javascript pip pypi its our "
     "their my your"
 )
+
+# ---------------------------------------------------------------------------------------------
+# Routes
+# ---------------------------------------------------------------------------------------------
+
+ARCHITECTURE_ROUTE = "architecture"
+"""The built-in catalog's route for changing the code's structure; any other coarse goal is
+worked through ``COARSE_ROUTE`` (idea-to-ship)."""
+
+# A word that always means the code's structure changes. "architecture" counts unless it is the
+# frame the work follows ("following the existing architecture", "按现有架构").
+_STRUCTURE_CHANGE = lazy_re(
+    r"(?<![A-Za-z])(?:restructur\w*|refactor\w*|re-?architect\w*|decoupl\w*|"
+    r"modulari[sz]\w*|de-?modulari[sz]\w*|untangl\w*|hexagonal|ports?[- ]and[- ]adapters|"
+    r"circular\s+(?:imports?|dependenc\w*)|(?:import|dependency)\s+cycles?)(?![A-Za-z])"
+    r"|(?<!existing )(?<!current )(?<!same )(?<!following )(?<![A-Za-z])architect(?:ure|ural)\w*"
+    r"|重构|解耦|模块化|循环依赖|循环引用|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
+    re.IGNORECASE,
+)
+# A verb that changes structure only when its object is a unit of structure: "split the
+# monolith into services" is architecture, "redesign the checkout page" a feature.
+_STRUCTURE_VERB = lazy_re(
+    r"(?<![A-Za-z])(?:re-?design\w*|split\w*|merg(?:e|es|ed|ing)|extract\w*|consolidat\w*|"
+    r"reorgani[sz]\w*|rework\w*|reshap\w*|deepen\w*|unif(?:y|ies|ied|ying)|carve\s+out|"
+    r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning)\s+(?:\S+\s+){0,6}?(?:out|up|apart|into)|"
+    r"collaps\w*|combin\w*|separat\w*|isolat\w*|invert\w*)(?![A-Za-z])"
+    r"|重新设计|拆分|拆成|合并|合到|合成|并入|抽取|提取|抽出|抽离|剥离|整合|重组|理顺|加深|重新划分",
+    re.IGNORECASE,
+)
+_STRUCTURE_UNIT = lazy_re(
+    r"(?<![A-Za-z])(?:modules?|packages?|layers?|services?|components?|boundar(?:y|ies)|"
+    r"interfaces?|codebase|code\s+base|crates?|subsystems?|monolith\w*|seams?|"
+    r"dependency\s+graph|module\s+structure|project\s+structure|shared\s+kernel|"
+    r"depend(?:s|ing)?\s+on\s+each\s+other|circular\s+(?:imports?|dependenc\w*))(?![A-Za-z])"
+    r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构",
+    re.IGNORECASE,
+)
+
+# How units relate (who depends on whom, where the seams are): a goal about these between units
+# of structure is about the structure, unless it opens by asking for something new or for a
+# move to something else (a migration, a port, an upgrade: features of the project's life).
+_STRUCTURE_RELATION = lazy_re(
+    r"(?<![A-Za-z])(?:depend(?:s|ed|ing|ency|encies)?|seams?|interfaces?|boundar(?:y|ies)|"
+    r"coupl(?:ed|ing)|layering)(?![A-Za-z])|依赖|边界|接口|耦合",
+    re.IGNORECASE,
+)
+_FEATURE_LEAD = lazy_re(
+    r"^\W*(?:(?:goal|目标)\s*[:：]\s*)?(?:add|adds|adding|implement\w*|build\w*|ship\w*|"
+    r"creat\w*|support\w*|write|writ\w*|design(?:s|ing)?\s+a\s+new|migrat\w*|port|"
+    r"porting|upgrad\w*|实现|添加|加上|新增|开发|做一个|为|迁移|升级)",
+    re.IGNORECASE,
+)
+
+
+def route_for(text: str) -> str:
+    """The route a coarse goal is worked through (seed 001 decision 7 with the catalog's routes,
+    seed 003): ``architecture`` when it changes the code's structure — a structure word
+    (restructure, refactor, decouple, 重构, 架构 …), a verb such as redesign, split, merge,
+    extract (拆分, 合并 …) applied to modules, layers, services or boundaries, or how units
+    depend on each other (seams, interfaces, 依赖) in a goal that does not open by asking for
+    something new or a migration — else ``idea-to-ship``. Text in backticks (a command) is
+    not read. Never raises."""
+    masked = _mask_inline(text)
+    if _STRUCTURE_CHANGE.search(masked):
+        return ARCHITECTURE_ROUTE
+    if _STRUCTURE_VERB.search(masked) and _STRUCTURE_UNIT.search(masked):
+        return ARCHITECTURE_ROUTE
+    if _STRUCTURE_RELATION.search(masked) and not _FEATURE_LEAD.match(masked):
+        structural = len(_STRUCTURE_UNIT.findall(masked)) + len(_STRUCTURE_RELATION.findall(masked))
+        if structural >= 3:  # the relation and the units it relates (interface counts twice)
+            return ARCHITECTURE_ROUTE
+    return COARSE_ROUTE
+
 
 # ---------------------------------------------------------------------------------------------
 # Stages

@@ -113,4 +113,14 @@ MESSAGES: dict[str, str] = {
     "goal.stale.pause": "Pause it for now",
     "goal.stale.paused": "goalkeeper: the goal ({objective}) is paused. Resume it by sending it again or with `goalkeeper goal resume`.",
     "goal.log.paused_user": "{time} paused by the user",
+    "goal.failed_shaping": (
+        "The goal's verification still fails: `{command}` ({result}). That is expected while the "
+        "{route} workflow shapes the work (phase {phase}), so no repair round is spent. The "
+        "failure, last lines:\n{tail}\nGo on with the workflow's current step; the goal is "
+        "proven only when this verification passes, and goalkeeper runs it at every stop."
+    ),
+    "goal.progress.failed_shaping": "goalkeeper: {command} … failed ({result}); the workflow is at {phase}: no repair round spent",
+    "goal.shaping_stop_user": "goalkeeper: the agent stopped while the goal's workflow is at {phase}; `{command}` still fails ({result}: {line}). No repair round is spent before the work is implemented and the agent was already sent back once in this phase, so this stop stands; send a message to go on.",
+    "goal.shaping.first_step": "its first step",
+    "goal.unverified_user": "goalkeeper: the goal's verification could not run at this stop ({commands} did not run), so nothing was proven and the stop stands; `goalkeeper goal verify` runs it from your terminal.",
 }

@@ -91,4 +91,13 @@ MESSAGES: dict[str, str] = {
     "goal.stale.pause": "先暂停",
     "goal.stale.paused": "goalkeeper：目标（{objective}）已暂停。再次发送该目标或运行 `goalkeeper goal resume` 即可恢复。",
     "goal.log.paused_user": "{time} 用户暂停",
+    "goal.failed_shaping": (
+        "目标的验证仍然失败：`{command}`（{result}）。{route} 工作流还在梳理工作（阶段 {phase}），"
+        "这是预期的，所以不消耗修复轮次。失败的最后几行：\n{tail}\n继续工作流当前的步骤；"
+        "只有这项验证通过，目标才算被证明，goalkeeper 会在每次停下时运行它。"
+    ),
+    "goal.progress.failed_shaping": "goalkeeper：{command} …… 失败（{result}）；工作流处于 {phase} 阶段：不消耗修复轮次",
+    "goal.shaping_stop_user": "goalkeeper：目标的工作流处于 {phase} 阶段时智能体停下了；`{command}` 仍然失败（{result}：{line}）。实现之前不消耗修复轮次，而且本阶段已经让智能体回去过一次，所以这次停下不再拦；发一条消息即可继续。",
+    "goal.shaping.first_step": "第一步",
+    "goal.unverified_user": "goalkeeper：这次停下时目标的验证没能运行（{commands} 没有运行），所以什么也没有被证明，这次停下不再拦；在你的终端里运行 `goalkeeper goal verify` 可以执行验证。",
 }

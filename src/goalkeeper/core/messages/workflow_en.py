@@ -136,4 +136,7 @@ MESSAGES: dict[str, str] = {
     "workflow.phase.survey": "Architecture Survey",
     "workflow.phase.design-review": "Architecture Design",
     "workflow.phase.triage": "Task Triage",
+    "workflow.done.goal": "The goal this workflow was started for is not done with it: {objective}. It is proven only when its verification ({verify}) passes and every acceptance criterion is ticked; goalkeeper runs the verification when you stop.",
+    "workflow.notice.goal_open": "goalkeeper: the workflow ended; the goal stays open until its verification ({verify}) passes at a stop.",
+    "workflow.settle.allowed": "goalkeeper: the agent stopped with the workflow {work_item} ({route} · {phase}) still active. It was already sent back once to drive it on, complete or cancel it, and no goal is set for goalkeeper to verify, so this stop stands. Send a message to go on, or end it with `goalkeeper workflow cancel`.",
 }

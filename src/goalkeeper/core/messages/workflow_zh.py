@@ -133,4 +133,7 @@ MESSAGES: dict[str, str] = {
     "workflow.phase.survey": "架构勘察",
     "workflow.phase.design-review": "架构设计",
     "workflow.phase.triage": "任务分诊",
+    "workflow.done.goal": "这个工作流是为目标启动的，工作流结束不等于目标完成：{objective}。只有验证（{verify}）通过且每条验收标准都已勾上，目标才算被证明；你停下时 goalkeeper 会运行验证。",
+    "workflow.notice.goal_open": "goalkeeper：工作流已结束；目标在某次停下时验证（{verify}）通过之前保持打开。",
+    "workflow.settle.allowed": "goalkeeper：智能体停下时工作流 {work_item}（{route} · {phase}）仍处于活动状态。之前已经让它回去推进、完成或取消过一次，而且没有设定可供 goalkeeper 验证的目标，所以这次停下不再拦。发一条消息即可继续，或用 `goalkeeper workflow cancel` 结束它。",
 }
