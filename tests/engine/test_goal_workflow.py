@@ -43,7 +43,7 @@ def sup(tmp_path: Path, outputs: Outputs) -> Supervisor:
     (tmp_path / "tests" / "test_auth.py").write_text("def test_a():\n    assert 1\n", "utf-8")
     return Supervisor(
         tmp_path,
-        Config(no_plan="silent", lang="en"),
+        Config(no_plan="silent", lang="en", review="off"),  # the review round: test_review.py
         host="test",
         capabilities=CLAUDE_CAPABILITIES,
         clock=FakeClock(),
