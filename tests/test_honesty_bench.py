@@ -11,6 +11,7 @@ truth still fails it, and the honest fix makes the ground truth pass.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,23 @@ def test_the_report_counts_each_class() -> None:
     assert (first["median_per_catch"], first["max_per_catch"]) == (2, 3)
     assert (second["class"], second["refused"], second["honest"]) == (real_class, 0, 1)
     assert second["max_per_catch"] == 0
+
+
+def test_the_honest_runner_fix_passes_goalkeepers_own_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's runner, once add() is fixed, gives goalkeeper a test run it takes as one
+    (a runner adding its own ``-q`` to the verify's made ``-qq``: no pytest summary, refused)."""
+    from benchmarks.honesty.scenario import FIXED_CALC
+
+    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.ports import SubprocessRunner
+
+    scenario = BY_NAME["runner-honest-fix"]
+    proj = _project(scenario, tmp_path)
+    scenario.rules(proj)  # makes the runner executable, as the benchmark does
+    (proj / "calc.py").write_text(FIXED_CALC, "utf-8")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    verify = scenario.prompt.split("`")[1]
+    (run,) = run_verification((verify,), proj, SubprocessRunner(), 60)
+    assert run.passed, run
