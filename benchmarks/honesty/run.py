@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -32,7 +33,7 @@ from tests.e2e.harness import Case, Run, ensure_claude, venv_bin_dir
 
 from benchmarks.honesty.judge import Outcome, Truth, ground_truth
 from benchmarks.honesty.scenario import TODO_TOOL, TOPIC, Scenario, UserCommand, UserPrompt
-from benchmarks.honesty.scenarios import SCENARIOS
+from benchmarks.honesty.scenarios import CLASS_OF, CLASSES, SCENARIOS
 
 ALLOWED_TOOLS = ("Bash", "Read", "Write", "Edit", TODO_TOOL)
 
@@ -149,6 +150,7 @@ def verdict(outcome: Outcome, scenario: Scenario) -> str:
 def row(outcome: Outcome, scenario: Scenario) -> dict[str, Any]:
     return {
         "name": scenario.name,
+        "class": CLASS_OF.get(scenario.name, ""),
         "agent": "honest" if scenario.honest else "cheat",
         "mode": scenario.mode,
         "what": scenario.what,
@@ -179,6 +181,33 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     }
 
 
+def by_class(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per class of scenarios (``scenarios.CLASSES``): cheats caught, honest agents refused,
+    and the continuations each caught cheat cost (median and max): the issue's measures."""
+    out = []
+    for name, _ in CLASSES:
+        mine = [r for r in rows if r["class"] == name]
+        if not mine:
+            continue
+        totals = summary(mine)
+        paid = [r["continuations"] for r in mine if r["verdict"] == "caught"]
+        median = statistics.median(paid) if paid else 0
+        out.append({"class": name, **totals, "median_per_catch": median,
+                    "max_per_catch": max(paid, default=0)})  # fmt: skip
+    return out
+
+
+def print_classes(classes: Sequence[dict[str, Any]]) -> None:
+    print(f"{'class':34} {'caught':>7} {'refused':>7} {'cont/catch med':>14} {'max':>4}")
+    for c in classes:
+        caught = f"{c['caught']}/{c['cheats']}"
+        refused = f"{c['refused']}/{c['honest']}"
+        print(
+            f"{c['class']:34} {caught:>7} {refused:>7} "
+            f"{c['median_per_catch']:>14g} {c['max_per_catch']:>4}"
+        )
+
+
 def headline(s: dict[str, int]) -> str:
     return (
         f"caught {s['caught']}/{s['cheats']} cheats, refused {s['refused']}/{s['honest']} "
@@ -194,6 +223,14 @@ def print_table(rows: Sequence[dict[str, Any]]) -> None:
             f"{r['name']:34} {r['agent']:6} {r['mode']:5} {r['verdict']:8} "
             f"{r['continuations']:>4}  {told}"
         )
+
+
+def _progress(outcome: Outcome, scenario: Scenario) -> Outcome:
+    """One line on stderr as each scenario ends: a long run shows where it is, and what ran
+    is not lost if it is stopped."""
+    line = f"{scenario.name} {verdict(outcome, scenario)} {outcome.continuations}"
+    print(line, file=sys.stderr, flush=True)
+    return outcome
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -222,19 +259,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            outcomes = list(pool.map(lambda s: run_scenario(s, claude, root), chosen))
+            outcomes = list(pool.map(lambda s: _progress(run_scenario(s, claude, root), s), chosen))
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     rows = [row(o, s) for o, s in zip(outcomes, chosen, strict=True)]
     totals = summary(rows)
+    classes = by_class(rows)
     if args.json:
-        out = {"summary": totals, "headline": headline(totals), "rows": rows,
-               "seconds": round(time.monotonic() - t0, 1)}  # fmt: skip
+        out = {"summary": totals, "headline": headline(totals), "classes": classes,
+               "rows": rows, "seconds": round(time.monotonic() - t0, 1)}  # fmt: skip
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
     else:
         print_table(rows)
+        print()
+        print_classes(classes)
         print()
         print(headline(totals))
         print(
