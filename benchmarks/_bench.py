@@ -824,3 +824,41 @@ def shebang_interpreter(script: Path) -> str | None:
     if not first.startswith(b"#!"):
         return None
     return os.fsdecode(first[2:].strip().split()[0])
+
+
+def overhead_report(
+    title: str,
+    samples: Mapping[str, Sequence[float]],
+    base: str,
+    case: str,
+    budget_ms: float,
+    *,
+    as_json: bool,
+    what: str,
+) -> int:
+    """Report ``case``'s median cost beyond ``base``'s, in ms, against an additive budget (the
+    runner pins per Stop, the hidden tests per proof): a table, or one JSON value; the exit
+    status is 0 within the budget."""
+    stats_by = {name: stats(values) for name, values in samples.items()}
+    base_s, case_s = stats_by[base].median, stats_by[case].median
+    cost_ms = round((case_s - base_s) * 1000, 3)
+    result = {
+        "machine": machine(),
+        "git": git_state(),
+        "rows": {name: s.to_dict() for name, s in stats_by.items()},
+        "ratio": round(case_s / base_s, 3) if base_s else None,
+        "overhead_ms": cost_ms,
+        "budget_ms": budget_ms,
+        "ok": cost_ms <= budget_ms,
+    }
+    if as_json:
+        print_json(result)
+        return 0 if result["ok"] else 1
+    print(headline(title, result["machine"]))  # type: ignore[arg-type]
+    rows = [(name, f"{s.median * 1000:.3f}", f"{s.p90 * 1000:.3f}") for name, s in stats_by.items()]
+    print_table(["case", "median ms", "p90 ms"], rows)
+    print(
+        f"{what}: +{cost_ms:.3f} ms ({result['ratio']}× {base}), budget +{budget_ms:.0f} ms: "
+        f"{verdict(bool(result['ok']))}"
+    )
+    return 0 if result["ok"] else 1

@@ -104,31 +104,15 @@ def main() -> int:
 
         cases = {"verify run (python -c pass)": verify_case, "hidden tests run": hidden_case}
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
-    stats = {name: _bench.stats(values) for name, values in samples.items()}
-    base = stats["verify run (python -c pass)"].median
-    full = stats["hidden tests run"].median
-    cost_ms = round((full - base) * 1000, 3)
-    result = {
-        "machine": _bench.machine(),
-        "git": _bench.git_state(),
-        "rows": {name: s.to_dict() for name, s in stats.items()},
-        "ratio_vs_verify": round(full / base, 3) if base else None,
-        "overhead_ms": cost_ms,
-        "budget_ms": BUDGET_MS,
-        "ok": cost_ms <= BUDGET_MS,
-    }
-    if args.json:
-        _bench.print_json(result)
-        return 0 if result["ok"] else 1
-    print(_bench.headline("hidden tests per proof", result["machine"]))  # type: ignore[arg-type]
-    rows = [(name, f"{s.median * 1000:.3f}", f"{s.p90 * 1000:.3f}") for name, s in stats.items()]
-    _bench.print_table(["case", "median ms", "p90 ms"], rows)
-    print(
-        f"hidden tests: +{cost_ms:.3f} ms per proof beyond the verify run "
-        f"({result['ratio_vs_verify']}× the verify run), budget +{BUDGET_MS:.0f} ms: "
-        f"{_bench.verdict(bool(result['ok']))}"
+    return _bench.overhead_report(
+        "hidden tests per proof",
+        samples,
+        "verify run (python -c pass)",
+        "hidden tests run",
+        BUDGET_MS,
+        as_json=args.json,
+        what="hidden tests per proof beyond the verify run",
     )
-    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":

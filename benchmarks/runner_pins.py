@@ -91,30 +91,15 @@ def main() -> int:
             ),
         }
         samples = _bench.interleave(cases, args.reps, args.warmup, args.seed)
-    stats = {name: _bench.stats(values) for name, values in samples.items()}
-    base = stats["protected files (baseline)"].median
-    pinned = stats["protected files + runner pins"].median
-    cost_ms = round((pinned - base) * 1000, 3)
-    result = {
-        "machine": _bench.machine(),
-        "git": _bench.git_state(),
-        "rows": {name: s.to_dict() for name, s in stats.items()},
-        "ratio_vs_baseline": round(pinned / base, 3) if base else None,
-        "pinning_ms": cost_ms,
-        "budget_ms": BUDGET_MS,
-        "ok": cost_ms <= BUDGET_MS,
-    }
-    if args.json:
-        _bench.print_json(result)
-        return 0 if result["ok"] else 1
-    print(_bench.headline("runner pins per Stop", result["machine"]))  # type: ignore[arg-type]
-    rows = [(name, f"{s.median * 1000:.3f}", f"{s.p90 * 1000:.3f}") for name, s in stats.items()]
-    _bench.print_table(["case", "median ms", "p90 ms"], rows)
-    print(
-        f"pinning: +{cost_ms:.3f} ms per Stop ({result['ratio_vs_baseline']}× the protected-file "
-        f"check), budget +{BUDGET_MS:.0f} ms: {_bench.verdict(bool(result['ok']))}"
+    return _bench.overhead_report(
+        "runner pins per Stop",
+        samples,
+        "protected files (baseline)",
+        "protected files + runner pins",
+        BUDGET_MS,
+        as_json=args.json,
+        what="pinning per Stop",
     )
-    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":
