@@ -89,6 +89,17 @@ def run_sandboxed(
         return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr), fake.requests
 
 
+def run_script(case: Any, command: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """The model runs ``command`` in the sandboxed shell once (it ends with ``echo DONE``),
+    then stops; what codex printed, and every tool output the fake saw."""
+    rules = [
+        {"name": "end", "when": {"tool_output": DONE}, "reply": text("Done.")},
+        {"name": "try", "reply": shell(command)},
+    ]
+    proc, requests = run_sandboxed(case, rules)
+    return proc, "\n".join(last_tool_output(r.get("input", [])) or "" for r in requests)
+
+
 def test_the_sandboxed_shell_cannot_write_goalkeepers_state_home(codex_case: Any) -> None:
     case = codex_case
     case.install()
@@ -107,12 +118,7 @@ def test_the_sandboxed_shell_cannot_write_goalkeepers_state_home(codex_case: Any
     # name goalkeeper's folders; what is tested here is the sandbox.
     (case.repo / "probe.py").write_text(PROBE.format(repo=case.repo, state=state), "utf-8")
     command = f"python3 probe.py 2>&1; echo {DONE}"
-    rules = [
-        {"name": "end", "when": {"tool_output": DONE}, "reply": text("Done.")},
-        {"name": "try", "reply": shell(command)},
-    ]
-    proc, requests = run_sandboxed(case, rules)
-    seen = "\n".join(last_tool_output(r.get("input", [])) or "" for r in requests)
+    proc, seen = run_script(case, command)
     if not (case.repo / "ok.txt").exists() and any(
         word in (seen + proc.stderr) for word in ("bwrap", "namespace", "andbox")
     ):
@@ -189,12 +195,7 @@ def test_with_network_access_the_sandboxed_shell_still_cannot_speak_to_the_engin
     script = FORGER.format(paths=paths, prefix=sys.prefix, repo=repo, payload=forged)
     (case.repo / "forge.py").write_text(script, "utf-8")
     command = f"{sys.executable} forge.py 2>&1; echo {DONE}"
-    rules = [
-        {"name": "end", "when": {"tool_output": DONE}, "reply": text("Done.")},
-        {"name": "try", "reply": shell(command)},
-    ]
-    proc, requests = run_sandboxed(case, rules)
-    seen = "\n".join(last_tool_output(r.get("input", [])) or "" for r in requests)
+    proc, seen = run_script(case, command)
     if "secret" not in seen and any(w in seen + proc.stderr for w in ("bwrap", "andbox")):
         pytest.skip(f"Codex's workspace-write sandbox cannot start here: {seen[-1500:]}")
     assert "marker None" in seen and "secret True" in seen, (seen, proc.stderr[-2000:])
