@@ -6,7 +6,6 @@ in force; an added verify command is held and never run."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,23 +13,14 @@ from goalkeeper.cli.app import run
 from goalkeeper.core.values import Action, Continue, Notify
 from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.store.outcome import goal_status, read_run
-from goalkeeper.testing import FakeRunner, supervisor
+from tests.engine import test_goal_held_work
 from tests.engine.test_goal_held_work import closed, ran, said
 from tests.engine.test_goal_loop import FAIL, Outputs, say_goal, settle
 
 PASS = (0, "1 passed in 0.01s")
 FAILS = (1, FAIL.format(t="0.1"))
 README = "the README documents the --json flag"
-
-
-@pytest.fixture
-def sup(tmp_path: Path) -> tuple[Supervisor, Outputs]:
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_calc.py").write_text(
-        "def test_add():\n    assert add(1, 2) == 3\n", encoding="utf-8"
-    )
-    outputs = Outputs()
-    return supervisor(tmp_path, FakeRunner(outputs)), outputs
+sup = test_goal_held_work.sup  # the same project and engine as the held-goal tests
 
 
 def edit(supervisor: Supervisor, *replacements: tuple[str, str], log: str = "") -> None:
