@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.config import Config
 from goalkeeper.core.values import (
     Action,
     BeforeAgentStart,
@@ -25,7 +24,7 @@ from goalkeeper.core.values import (
 from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.store import journal
 from goalkeeper.store.goalfile import load_goal
-from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock, FakeRunner
+from goalkeeper.testing import FakeRunner, supervisor
 from tests.engine.test_goal_loop import FAIL, Outputs, settle, text, tick_criteria
 
 RESTRUCTURE = "Goal: restructure the auth, billing and notifications modules; `pytest -q` passes"
@@ -41,14 +40,7 @@ def outputs() -> Outputs:
 def sup(tmp_path: Path, outputs: Outputs) -> Supervisor:
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_auth.py").write_text("def test_a():\n    assert 1\n", "utf-8")
-    return Supervisor(
-        tmp_path,
-        Config(no_plan="silent", lang="en", review="off"),  # the review round: test_review.py
-        host="test",
-        capabilities=CLAUDE_CAPABILITIES,
-        clock=FakeClock(),
-        runner=FakeRunner(outputs),
-    )
+    return supervisor(tmp_path, FakeRunner(outputs))  # the review round: test_review.py
 
 
 def set_goal(sup: Supervisor, goal: str) -> None:
