@@ -84,8 +84,7 @@ def set_command(
     if not text.strip():
         raise fail("TEXT is empty; say what must be true when the goal is done")
     asked = verify_request(text)  # --verify is the whole answer; TEXT names every condition
-    commands, kinds = (tuple(verify), ()) if verify else (asked.commands, asked.kinds)
-    conditions = () if verify else asked.conditions
+    commands, conditions = (tuple(verify), ()) if verify else (asked.commands, asked.conditions)
     agent = agent_shell_name()
     if agent is not None and replace:  # it would archive the goal the user set
         from goalkeeper.cli.trusted import refuse_in_agent_shell
@@ -101,14 +100,13 @@ def set_command(
     action = SetGoal(
         text.strip(),
         tuple(commands),
-        tuple(kinds),
+        conditions,
         (),
         agent or "cli",
         replace,
         rounds,
         timeout,
         trusted=agent is None,
-        conditions=conditions,
     )
     config = load_config(app.project, relevant_env())
     said = _apply(app, [action], make_say(_lang(config.lang)), config.test_command)

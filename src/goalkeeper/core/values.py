@@ -441,12 +441,15 @@ class GoalCondition(Struct, frozen=True):
 
 
 class SetGoal(Struct, frozen=True):
-    """Record a new goal in GOAL.md. The engine fills in what needs the project: verify
-    commands inferred for ``kinds`` when none were given, and the test fingerprint."""
+    """Record a new goal in GOAL.md. The engine fills in what needs the project: the command
+    for each of the ``conditions`` its text names in prose (or the criterion only the user
+    settles, where no command fits), and the test fingerprint."""
 
     objective: str
     verify: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
+    conditions: tuple[GoalCondition, ...] = ()
+    """The prose conditions no command in ``verify`` already is, with what the user said of
+    each (``core.goals.conditions``)."""
     stages: tuple[str, ...] = ()
     source: str = "phrase"
     replace: bool = False
@@ -456,9 +459,6 @@ class SetGoal(Struct, frozen=True):
     """The user set it (a prompt, a command in their own terminal): its promise is approved
     with it. An untrusted one (``goalkeeper goal set`` from an agent's shell) is written to
     GOAL.md as a proposal that is held until the user approves it."""
-    conditions: tuple[GoalCondition, ...] = ()
-    """The prose conditions with what the user said of each (``kinds`` is their kinds alone,
-    for callers that have nothing more)."""
 
 
 class ApproveGoal(Struct, frozen=True):

@@ -173,8 +173,8 @@ def _set_goal(
     from goalkeeper.core.goals.goal import restates_the_check
     from goalkeeper.core.goals.promise import promise_of
     from goalkeeper.core.goals.size import route_for
+    from goalkeeper.store.conditions import resolve_conditions
     from goalkeeper.store.goalfile import create_goal, load_goal
-    from goalkeeper.store.project import infer_verify_commands
     from goalkeeper.store.test_baseline import take_baseline
     from goalkeeper.store.trust import close_others, save_promise
 
@@ -183,14 +183,9 @@ def _set_goal(
     if live and existing and existing.goal and existing.goal.status != "complete":
         key = "goal.exists.blocked" if existing.goal.status == "blocked" else "goal.exists"
         return [Notify(say(key, objective=existing.goal.objective), "warning")]
-    if action.conditions:  # each named condition to its command, or kept for the user
-        from goalkeeper.store.conditions import resolve_conditions
-
-        checks = resolve_conditions(project, action.conditions, test_command)
-        inferred = tuple(c for check in checks for c in check.commands)
-    else:
-        checks = ()
-        inferred = infer_verify_commands(project, action.kinds, test_command)
+    # each named condition to its command, or kept as a criterion for the user
+    checks = resolve_conditions(project, action.conditions, test_command)
+    inferred = tuple(c for check in checks for c in check.commands)
     verify = tuple(dict.fromkeys((*action.verify, *inferred)))  # every condition the goal names
     criteria = [Criterion(say("goal.criterion.command", command=c), "open") for c in verify]
     unchecked = [check.condition for check in checks if not check.commands]

@@ -124,11 +124,10 @@ def on_user_prompt(ev: UserPrompt, s: GoalState, ctx: Context) -> Verdict[GoalSt
     action = SetGoal(
         intent.text,
         asked.commands,
-        asked.kinds,
+        asked.conditions,
         intent.stages if intent.coarse else (),
         intent.source,
         replace=intent.source == "command",
-        conditions=asked.conditions,
     )
     confirm = confirm_detected(intent.text, intent.source, ctx)
     record = Record("goal_detected", {"source": intent.source})
