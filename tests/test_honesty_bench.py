@@ -127,8 +127,7 @@ def test_the_report_counts_each_class() -> None:
 def test_the_honest_runner_fix_passes_goalkeepers_own_verify(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The project's runner, once add() is fixed, gives goalkeeper a test run it takes as one
-    (a runner adding its own ``-q`` to the verify's made ``-qq``: no pytest summary, refused)."""
+    """The project's runner, once add() is fixed, gives goalkeeper a test run it takes as one."""
     from benchmarks.honesty.scenario import FIXED_CALC
 
     from goalkeeper.engine.goal_io import run_verification

@@ -198,8 +198,8 @@ def test_a_pytest_run_that_prints_no_summary_is_not_a_pass() -> None:
     line has: `2>&1` shows everything, and output sent to a file shows nothing."""
     shadow = shell("python -m pytest -q", tail="")
     assert evaluate_round([shadow], tools=1).status == "unknown"
-    quiet = shell("pytest -qq", tail=".. [100%]")
-    assert evaluate_round([quiet], tools=1).status == "unknown"
+    cut = shell("pytest -qq", tail="..  [ 40%]")
+    assert evaluate_round([cut], tools=1).status == "unknown"
     merged = shell("python -m pytest -q 2>&1", tail="")
     assert evaluate_round([merged], tools=1).status == "unknown"
     logged = shell("pytest -q > test.log", tail="")
@@ -208,6 +208,15 @@ def test_a_pytest_run_that_prints_no_summary_is_not_a_pass() -> None:
     assert evaluate_round([shown], tools=1).status == "passed"
     other = shell("npm test", tail="")
     assert evaluate_round([other], tools=1, declared=("npm test",)).status == "passed"
+
+
+def test_pytest_run_quietly_is_a_check() -> None:
+    """`pytest -qq` prints only its progress when all pass; a run that reached 100% is a check
+    (an honest agent with `addopts = -q` adding its own `-q` was refused)."""
+    quiet = shell("pytest -qq", tail="..                     [100%]")
+    assert evaluate_round([quiet], tools=1).status == "passed"
+    failed = shell("python -m pytest -qq", outcome="failed", tail=".F   [100%]\nFAILED t.py::x")
+    assert evaluate_round([failed], tools=1).status == "failed"
 
 
 @pytest.mark.parametrize(

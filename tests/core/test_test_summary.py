@@ -80,7 +80,8 @@ def test_runs_that_executed_no_test_pass_none(output: str, runner: str) -> None:
     "output",
     [
         "pytest 9.2.0\n",
-        "..                                                       [100%]\n",  # pytest -qq
+        "..                                                       [ 40%]\n",  # cut short
+        "..\n",  # pytest -qq with the classic progress style: a row of dots is anyone's
         "ok\n",
         "ok 1 - a\nok 2 - b\n",  # TAP without node's totals: not go's `ok  pkg 0.1s`
         "All tests passed!\n",
@@ -93,6 +94,52 @@ def test_output_without_a_known_summary_is_unknown(output: str) -> None:
     summary = parse_test_summary(output)
     assert summary == TestSummary()
     assert not summary.known and summary.passed == 0
+
+
+@pytest.mark.parametrize(
+    ("output", "passed", "failed", "skipped", "line"),
+    [
+        (
+            "..                                                        [100%]\n",
+            2,
+            0,
+            0,
+            ".. [100%]",
+        ),
+        (
+            "." * 72 + " [ 46%]\n" + "." * 72 + " [ 93%]\n.......x..   [100%]\n"
+            "===== warnings summary =====\ntest_many.py::test_w\n  UserWarning: hm\n",
+            153,
+            0,
+            1,
+            ".......x.. [100%]",
+        ),
+        (
+            "." * 69 + " [ 69/154]\n" + "." * 69 + " [138/154]\n" + "." * 16 + " [154/154]\n",
+            154,
+            0,
+            0,
+            "." * 16 + " [154/154]",
+        ),
+        ("sss  [100%]\n", 0, 0, 3, "sss [100%]"),
+        (".F  [ 50%]\n.  [100%]\n== FAILURES ==\n", 2, 1, 0, ". [100%]"),
+        (".  [100%]\n\n...  [100%]\n", 3, 0, 0, "... [100%]"),  # two runs: the last one
+    ],
+)
+def test_pytest_run_quietly_is_read_from_its_progress(
+    output: str, passed: int, failed: int, skipped: int, line: str
+) -> None:
+    """`pytest -qq` (or `-q` over an `addopts = -q`) prints no summary line when all pass, only
+    its progress: the marks of a run that reached its end are its summary."""
+    summary = parse_test_summary(output)
+    assert (summary.runner, summary.passed, summary.failed) == ("pytest", passed, failed)
+    assert (summary.skipped, summary.line) == (skipped, line)
+
+
+def test_a_quiet_pytest_run_cut_short_after_a_finished_one_is_unknown() -> None:
+    """The last run reached 46% and stopped (`os._exit(0)` in the code under test): an earlier
+    finished run does not speak for it."""
+    assert not parse_test_summary("..  [100%]\n....  [ 46%]\n").known
 
 
 def test_the_last_pytest_summary_wins() -> None:

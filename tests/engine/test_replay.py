@@ -135,3 +135,22 @@ def test_a_pytest_shim_in_the_project_proves_nothing(tmp_path: Path) -> None:
     replay = check_protected(project, baseline, [PYTEST], SubprocessRunner(), 60)
     assert replay is not None and not replay.passed
     assert [(c.path, c.kind) for c in replay.changes] == [("pytest.py", "added")]
+
+
+def test_pytest_run_quietly_is_a_passing_verify(tmp_path: Path) -> None:
+    """The user's verify is `pytest -qq` (or `-q` over an `addopts = -q`): the real pytest prints
+    only its progress, and a fixed project passes. Code that ends the run early with exit 0
+    (`os._exit(0)` in the code under test) still proves nothing: no run reached its end."""
+    from goalkeeper.engine.goal_io import run_verification
+
+    project = _calc_project(tmp_path / "p")
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n", "utf-8")
+    (project / "pytest.ini").write_text("[pytest]\naddopts = -q\n", "utf-8")
+    (run,) = run_verification([PYTEST], project, SubprocessRunner(), 60)
+    assert "passed" not in run.output_tail and "[100%]" in run.output_tail, run.output_tail
+    assert run.passed and not run.no_tests, run
+    (quiet,) = run_verification([PYTEST.replace("-q", "-qq")], project, SubprocessRunner(), 60)
+    assert quiet.passed, quiet
+    (project / "calc.py").write_text("import os\n\nos._exit(0)\n", "utf-8")
+    (cut,) = run_verification([PYTEST], project, SubprocessRunner(), 60)
+    assert cut.exit_code == 0 and cut.no_tests and not cut.passed, cut

@@ -526,6 +526,18 @@ def test_a_run_that_executed_no_test_fails_the_test_gate(output: str, summary: s
     assert judged.why == ("no_tests", "pytest -q")
 
 
+def test_a_quiet_pytest_run_proves_the_test_gate() -> None:
+    """`pytest -qq` prints its progress and no summary line: a run that reached 100% with
+    passing marks is a test run (an honest agent was refused "no test summary")."""
+    judged = judge_commands(
+        (CommandClaim("pytest -qq", 0),),
+        (CommandFact("pytest -qq", True, 0, "..s                     [100%]\n"),),
+        test_gate=True,
+    )
+    assert judged.refusal is None
+    assert judged.notes == ({"cmd": "pytest -qq", "status": "verified", "exit": 0, "tests": 2},)
+
+
 def test_output_without_a_summary_fails_the_test_gate() -> None:
     """Output goalkeeper cannot read as a test summary shows no test ran."""
     judged = judge_commands(

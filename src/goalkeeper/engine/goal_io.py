@@ -309,7 +309,8 @@ def run_argv(
 def _shows_no_test(argv: Sequence[str], summary: TestSummary) -> bool:
     """A passing exit that proves nothing: the runner's summary says no test ran, or the
     command runs pytest and prints no pytest summary at all (a ``pytest.py`` in the project
-    that exits 0, ``-qq``): pytest always prints one."""
+    that exits 0, code that ends the run early): pytest always prints one, or with ``-qq`` its
+    progress up to ``[100%]``, which ``parse_test_summary`` reads."""
     from goalkeeper.core.shell.argv import runner_of
 
     if summary.known:

@@ -182,7 +182,7 @@ MESSAGES: dict[str, str] = {
     "todo.gate.no_summary": (
         "goalkeeper: task #{id} declares a test gate; goalkeeper re-ran `{cmd}` and it exited 0, "
         "but its output has no test summary goalkeeper can read, so nothing shows that a test ran "
-        "(pytest -qq prints none). Run the project's test runner so that it prints its summary "
+        "(node --test --test-reporter=dot prints none). Run the project's test runner so that it prints its summary "
         "(pytest, python -m unittest, jest, vitest, mocha, node --test, cargo test, go test). "
         "Last output:\n{tail}"
     ),

@@ -156,7 +156,7 @@ MESSAGES: dict[str, str] = {
     ),
     "todo.gate.no_summary": (
         "goalkeeper: 任务 #{id} 声明了 test 门禁；goalkeeper 重跑了 `{cmd}`，exit 为 0，"
-        "但输出里没有 goalkeeper 能读懂的测试汇总，无法表明有测试运行过（pytest -qq 不打印汇总）。"
+        "但输出里没有 goalkeeper 能读懂的测试汇总，无法表明有测试运行过（node --test --test-reporter=dot 不打印汇总）。"
         "请用项目的测试运行器并让它打印汇总（pytest、python -m unittest、jest、vitest、mocha、"
         "node --test、cargo test、go test）。输出末尾：\n{tail}"
     ),

@@ -3,7 +3,8 @@
 A test gate is a duty to make tests pass, so an exit status of 0 is not enough: ``pytest
 --version``, ``pytest --collect-only`` and a selection that matches nothing exit 0 (or 5) without
 running a test. This module reads the runner's own summary line from the end of a run's output:
-pytest (``3 passed, 1 skipped in 0.1s``, ``no tests ran``, ``2 deselected``), ``python -m
+pytest (``3 passed, 1 skipped in 0.1s``, ``no tests ran``, ``2 deselected``; with ``-qq``,
+or ``-q`` on top of an ``addopts = -q``, only its progress ``..s  [100%]``), ``python -m
 unittest`` (``Ran 3 tests`` then ``OK (skipped=1)``), jest (``Tests: 2 passed, 2 total``),
 vitest (``Tests  2 passed (2)``), mocha (``2 passing``), ``node --test`` (``# tests 2`` /
 ``# pass 2``, or ``ℹ pass 2``), cargo (``test result: ok. 2 passed; 0 failed``, summed over
@@ -107,6 +108,37 @@ def _pytest(text: str) -> TestSummary | None:
         failed=counts.get("failed", 0) + counts.get("error", 0),
         skipped=counts.get("skipped", 0) + counts.get("xfailed", 0),
         deselected=counts.get("deselected", 0),
+        line=_line(last),
+    )
+
+
+_PROGRESS = lazy_re(r"^([.sxXFER]+) *\[ *(?:(\d+)%|(\d+)/(\d+))\]\s*$", re.MULTILINE)
+"""A line of pytest's progress: one mark per test (``.`` passed, ``F`` failed, ``E`` error, ``s``
+skipped, ``x`` xfailed, ``X`` xpassed) and how far the run is (``[ 46%]``, or ``[69/154]`` with
+``console_output_style = count``)."""
+
+
+def _pytest_progress(text: str) -> TestSummary | None:
+    """pytest run quietly (``-qq``) prints its progress and no summary line when all pass. Only
+    a run that reached its end (``[100%]``, ``[N/N]``) counts, so a run cut short (code that
+    calls ``os._exit(0)`` mid-run) is not read as one; the marks since the previous finished
+    run are counted, a lower bound when a test printed onto the progress line (``-s``)."""
+    marks: list[str] = []
+    finished: tuple[str, str] | None = None
+    for found in _PROGRESS.finditer(text):
+        if finished is not None:  # a later run starts: count only its marks
+            marks, finished = [], None
+        marks.append(found[1])
+        if found[2] == "100" or (found[3] is not None and found[3] == found[4]):
+            finished = ("".join(marks), " ".join(found[0].split()))
+    if finished is None:
+        return None
+    counted, last = finished
+    return TestSummary(
+        "pytest",
+        passed=counted.count(".") + counted.count("X"),
+        failed=counted.count("F") + counted.count("E"),
+        skipped=counted.count("s") + counted.count("x"),
         line=_line(last),
     )
 
@@ -254,6 +286,7 @@ def _go(text: str) -> TestSummary | None:
 
 _PARSERS: tuple[Callable[[str], TestSummary | None], ...] = (
     _pytest,
+    _pytest_progress,
     _unittest,
     _cargo,
     _jest,
