@@ -10,7 +10,7 @@ import json
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.core.values import Action, Continue, Notify
+from goalkeeper.core.values import Action, Close, Continue, Notify
 from goalkeeper.engine.supervisor import Supervisor
 from goalkeeper.store.outcome import goal_status, read_run
 from tests.engine import test_goal_held_work
@@ -129,3 +129,66 @@ def test_an_added_verify_command_is_held_and_never_run(sup: tuple[Supervisor, Ou
     assert closed(settle(supervisor))
     assert ran(supervisor) == [("pytest", "-q")] * 2
     assert not (supervisor.project / "pwned").exists()
+
+
+REPLACEMENT = """---
+id: g-agents-own
+status: active
+objective: Polish the README wording
+verify:
+  - true
+---
+# Goal
+
+## Objective
+Polish the README wording
+
+## Acceptance Criteria
+- [x] the README reads well
+
+## Progress Log
+- replaced the goal because the tests are out of scope
+"""
+
+
+def replace_goal(supervisor: Supervisor) -> None:
+    """The agent rewrites GOAL.md into another goal: its own id, objective, verify, criteria."""
+    (supervisor.project / ".agents" / "goal" / "GOAL.md").write_text(REPLACEMENT, "utf-8")
+
+
+def test_a_replaced_goal_keeps_the_users_goal_verified_and_worked_on(
+    sup: tuple[Supervisor, Outputs], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GOAL.md rewritten into another goal is held like a weakened one: the user's `pytest -q`
+    still runs at each stop. Failing, the agent is sent back with the user's goal restated;
+    passing after honest work, the user's goal is proven and closed, while the replacement is
+    left in GOAL.md, untouched and unrun, awaiting the user."""
+    supervisor, outputs = sup
+    say_goal(supervisor)
+    replace_goal(supervisor)
+    outputs.queue += [FAILS, PASS]
+
+    first = settle(supervisor)
+    back = said(first, Continue)
+    assert len(back) == 1 and not closed(first), first
+    assert "waits for the user" in back[0] and "verify: pytest -q" in back[0]
+    assert "`pytest -q` passes" in back[0]  # the user's objective, restated
+    assert "+ objective: Polish the README wording" in texts(first, Notify)  # the user sees it
+    assert ran(supervisor) == [("pytest", "-q")]  # the goal in force was verified
+
+    second = settle(supervisor)  # the agent did the work: the user's goal passes
+    assert closed(second), second
+    close = next(a.summary for a in second if isinstance(a, Close))
+    assert "goal proven" in close and "archived" not in close
+    waits = texts(second, Notify)
+    assert "Polish the README wording" in waits and "goalkeeper goal approve" in waits
+    assert ran(supervisor) == [("pytest", "-q")] * 2  # never the replacement's `true`
+    assert (supervisor.project / ".agents" / "goal" / "GOAL.md").read_text("utf-8") == REPLACEMENT
+    assert "goal_complete" in journal_kinds(supervisor)
+
+    assert run(["-C", str(supervisor.project), "goal", "status", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["approved"] is False and status["held"]["kind"] == "unapproved"
+    third = settle(supervisor)  # the replacement is the user's to approve: nothing of it runs
+    assert not closed(third) and not said(third, Continue)
+    assert ran(supervisor) == [("pytest", "-q")] * 2

@@ -168,6 +168,25 @@ def test_the_user_speaking_first_drops_the_owed_close(tmp_path: Path, outputs: O
     assert kinds(settle(sup)) == []
 
 
+def test_the_owed_close_is_said_while_the_agents_replacement_waits(
+    tmp_path: Path, outputs: Outputs
+) -> None:
+    """The user's goal is proven while GOAL.md holds the agent's replacement (left there for the
+    user): the review round is asked, and its stop closes the proven goal. The replacement is
+    not a goal the user set meanwhile, so it does not drop the close."""
+    from tests.engine.test_goal_in_force import REPLACEMENT
+
+    sup = engine(tmp_path, outputs)
+    set_goal(sup)
+    (tmp_path / ".agents" / "goal" / "GOAL.md").write_text(REPLACEMENT, "utf-8")
+    first = settle(sup)
+    assert kinds(first) == ["Continue"] and "fresh reviewer" in said(first)
+    second = settle(sup)
+    assert kinds(second) == ["Close"]
+    assert "goal proven" in next(a.summary for a in second if isinstance(a, Close))
+    assert kinds(settle(sup)) == [] and len(recorded(sup, "review_asked")) == 1
+
+
 def todo(sup: Supervisor, tool_input: dict[str, Any]) -> tuple[Action, ...]:
     return sup.handle([ToolCall("s", "todo", tool_input)]).actions
 

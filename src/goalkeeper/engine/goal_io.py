@@ -61,7 +61,7 @@ def apply_goal_actions(
             if isinstance(action, SetGoal):
                 said.extend(_set_goal(action, project, say, now, store, test_command))
             elif isinstance(action, WriteGoal):
-                write_goal(project, action.update, now, store)
+                apply_write(project, action.update, now, store)
             elif isinstance(action, ApproveGoal):
                 said.extend(approve_goal(project, store, action.digest, action.source, now, say))
             elif isinstance(action, AddCriteria):
@@ -71,21 +71,38 @@ def apply_goal_actions(
     return tuple(said)
 
 
+def apply_write(project: Path, update: GoalUpdate, now: float, store: Store) -> None:
+    """``WriteGoal``: GOAL.md and its goal's record, or only the record of ``update.goal_id``
+    when GOAL.md now holds another goal (the user's goal proven while the agent's replacement
+    waits for the user: the replacement is neither written nor archived)."""
+    if update.goal_id is not None:
+        from goalkeeper.store.goalfile import load_goal
+
+        doc = load_goal(project)
+        if doc is None or doc.goal is None or doc.goal.goal_id != update.goal_id:
+            _record(store, update.goal_id, update, update.fields.get("status"))
+            return
+    write_goal(project, update, now, store)
+
+
 def write_goal(project: Path, update: GoalUpdate, now: float, store: Store) -> Goal:
     """Apply ``update`` to GOAL.md and mirror the repair counters it sets (attempts, status,
     limits) into the goal's approved record; a finished goal's promise is closed."""
     from goalkeeper.store.goalfile import update_goal
-    from goalkeeper.store.trust import close_promise, record_progress
 
     goal = update_goal(project, update, now=iso(now))
     if goal.goal_id:
-        with store.transaction() as conn:
-            record_progress(conn, goal.goal_id, update.fields)
-            if update.archive:
-                close_promise(
-                    conn, goal.goal_id, goal.status if goal.status == "complete" else "cleared"
-                )
+        _record(store, goal.goal_id, update, goal.status)
     return goal
+
+
+def _record(store: Store, goal_id: str, update: GoalUpdate, status: object) -> None:
+    from goalkeeper.store.trust import close_promise, record_progress
+
+    with store.transaction() as conn:
+        record_progress(conn, goal_id, update.fields)
+        if update.archive:
+            close_promise(conn, goal_id, "complete" if status == "complete" else "cleared")
 
 
 def approve_goal(

@@ -23,18 +23,24 @@ from goalkeeper.guards.goal_repair import complete_goal, proven_criteria, unchec
 from goalkeeper.guards.goal_state import GoalState, goal_path
 from goalkeeper.guards.spec import Context, Verdict
 
+HELD_IN_FORCE = ("changed", "replaced")
+"""Held GOAL.mds under which the user's open goal is still verified at a stop: the approved goal
+edited, or rewritten into another goal (a new objective, so another id). A missing GOAL.md has
+no file to read the criteria's ticks from; an unapproved one has no goal of the user's."""
+
 
 def verify_in_force(
     held: Held, doc: GoalDoc | None, s: GoalState, ctx: Context
 ) -> Verdict[GoalState] | None:
     """Issue 22 §1: while GOAL.md holds a change the user has not accepted, the goal in force
     (``goal_in_force``: the approved objective, verify and criteria, never the edited ones)
-    is still verified at a stop, as it would be without the edit. Honest work proves it and
-    the held change is moot (the user is told it was not applied); anything short of a proof
+    is still verified at a stop, as it would be without the edit. Honest work proves it: an
+    edit is moot (the user is told it was not applied), a replacement stays in GOAL.md for the
+    user to approve (the proof closes only the user's goal); anything short of a proof
     (a failure, changed tests, an open criterion of the goal in force) leaves the held change
     to ``held_at_stop``: an Inspect, a closing verdict, or None."""
     promise = ctx.promise
-    if held.kind != "changed" or promise is None or doc is None or doc.goal is None:
+    if held.kind not in HELD_IN_FORCE or promise is None or doc is None or doc.goal is None:
         return None
     goal = goal_in_force(doc.goal, promise)
     if goal.status not in ("active", "needs-upgrade") or not goal.verify:
@@ -54,9 +60,16 @@ def verify_in_force(
     proven = proven_criteria(goal)
     if unchecked_criteria(goal) or any(c.text not in proven for c in goal.open_criteria):
         return None  # an open criterion, or one only the user settles (issue 23): not proven
-    moot = Notify(ctx.say("trust.goal.held_moot_user", path=doc.path), "warning")
-    record = Record("goal_held_moot", {"digest": held.digest[:16]})
-    return complete_goal(facts, goal, s, ctx, proven, (moot, record))
+    if held.kind == "replaced":  # another goal, not an edit of this one: it stays, unapproved
+        text = ctx.say(
+            "trust.goal.replaced_waits_user", path=doc.path, objective=doc.goal.objective
+        )
+    else:
+        text = ctx.say("trust.goal.held_moot_user", path=doc.path)
+    moot = Notify(text, "warning")
+    record = Record("goal_held_moot", {"kind": held.kind, "digest": held.digest[:16]})
+    kept = held.kind == "replaced"
+    return complete_goal(facts, goal, s, ctx, proven, (moot, record), archived=not kept)
 
 
 def record_additions(ctx: Context) -> tuple[Action, ...]:

@@ -54,7 +54,9 @@ def on_settled(ev: Settled, s: GoalState, ctx: Context) -> Verdict[GoalState]:
     if s.review_close:  # the goal was proven at the last stop and a review round ran since
         if ev.aborted:
             return Verdict()
-        if doc is None:  # still no other goal: the proven one's close
+        # No goal the user set since (GOAL.md gone, or the agent's replacement, unapproved):
+        # the proven one's close.
+        if doc is None or ctx.promise is None:
             reviewed = Record("goal_reviewed", {"goal": s.review_goal})
             return Verdict((Close(s.review_close), reviewed), replace(s, review_close=""))
         s = replace(s, review_close="")  # the user set another goal meanwhile: that one counts
@@ -332,8 +334,12 @@ def complete_goal(
     ctx: Context,
     proven: tuple[str, ...],
     also: tuple[Action, ...] = (),
+    *,
+    archived: bool = True,
 ) -> Verdict[GoalState]:
-    """The goal is proven: logged, archived, its promise closed, the agent let go."""
+    """The goal is proven: logged, archived, its promise closed, the agent let go. Not
+    ``archived``: GOAL.md holds another goal the user has not approved, which stays; only the
+    proven goal's record is closed (``GoalUpdate.goal_id``)."""
     say, now = ctx.say, stamp(ctx.now)
     commands = ", ".join(f"`{c}`" for c in goal.verify)
     passed = Notify(say("goal.progress.passed", command=", ".join(goal.verify)))
@@ -345,8 +351,10 @@ def complete_goal(
         ),
         archive=True,
         tick=proven,
+        goal_id=goal.goal_id,  # GOAL.md may hold the agent's replacement: not to be archived
     )
-    close = Close(say("goal.complete", objective=goal.objective, commands=commands))
+    key = "goal.complete" if archived else "goal.complete_file_kept"
+    close = Close(say(key, objective=goal.objective, commands=commands))
     record = Record("goal_complete", proof_record(facts.verify, facts.tamper, facts.hidden))
     if s.review_goal != goal.goal_id and may_ask_review(ctx):
         # Proven and archived now; the close waits one round for the reviewer (seed 002).

@@ -97,6 +97,10 @@ class GoalUpdate(Struct, frozen=True):
     archive: bool = False
     tick: tuple[str, ...] = ()
     """Open criteria goalkeeper proved itself (their text): ticked in Acceptance Criteria."""
+    goal_id: str | None = None
+    """The goal the update is for, when it must not land on another: a GOAL.md the agent
+    rewrote into another goal is the user's to approve, so goalkeeper neither writes nor
+    archives it and only that goal's record changes (``engine.goal_io.apply_write``)."""
 
 
 def parse_goal_body(body: str) -> GoalBody:

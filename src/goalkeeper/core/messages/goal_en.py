@@ -46,6 +46,7 @@ MESSAGES: dict[str, str] = {
         "evidence (`- [x]`), or cut it with a reason (`- [-] … (cancelled: <reason>)`). Still open:\n{items}"
     ),
     "goal.complete": "goalkeeper: goal proven: {objective}. Verified by {commands}; archived to .agents/goal/archive/.",
+    "goal.complete_file_kept": "goalkeeper: goal proven: {objective}. Verified by {commands}; GOAL.md, which now holds another goal, is left as it is.",
     "goal.stagnant": (
         "No measurable progress for {n} iterations: the same {passing} criteria pass and the "
         "Progress Log records no progress. Step back: re-read the failure, question the approach, "

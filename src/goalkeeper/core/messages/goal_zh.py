@@ -29,6 +29,7 @@ MESSAGES: dict[str, str] = {
     "goal.blocked_agent": "goalkeeper 已暂停目标：agent 报告受阻：{reason}。已记录在 {path}；解除后用 `goalkeeper goal resume` 继续。",
     "goal.criteria_open": "验证已通过（{commands}）。现在在 {path} 中为每条验收标准附证据勾上（`- [x]`），或带理由砍掉（`- [-] …（取消：<理由>）`）。仍未收口：\n{items}",
     "goal.complete": "goalkeeper：目标已证明达成：{objective}。由 {commands} 验证；已归档到 .agents/goal/archive/。",
+    "goal.complete_file_kept": "goalkeeper：目标已证明达成：{objective}。由 {commands} 验证；GOAL.md 现在是另一个目标，保持原样。",
     "goal.stagnant": "连续 {n} 次迭代没有可度量的进展：通过的标准仍是 {passing} 条，进展日志也没有记录进展。退一步：重读失败信息，质疑当前做法，换一个假设试试，并把学到的写进 {path}。",
     "goal.stagnant_user": "goalkeeper：目标已连续 {n} 次迭代没有进展，两次恢复提示也无效；可能需要你介入。",
     "goal.retry": "上一次运行因错误结束（{error}）。从最后完成的一步继续；重复任何操作前先检查已有的工具结果。",

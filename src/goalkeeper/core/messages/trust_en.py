@@ -19,9 +19,10 @@ MESSAGES: dict[str, str] = {
         "put it back."
     ),
     "trust.goal.replaced_user": (
-        "goalkeeper: {path} now holds another goal than the one you set ({objective}), so "
-        "goalkeeper runs none of it and your goal is not proven:\n{diff}\nTo accept it, run "
-        "`goalkeeper goal approve` in your own terminal."
+        "goalkeeper: {path} now holds another goal than the one you set ({objective}). "
+        "goalkeeper runs none of it and keeps verifying the goal you set, which is not proven "
+        "yet:\n{diff}\nTo accept the other goal instead, run `goalkeeper goal approve` in your "
+        "own terminal."
     ),
     "trust.goal.missing_user": (
         "goalkeeper: {path} is gone, but the goal you set ({objective}) is not proven. To drop "
@@ -41,6 +42,12 @@ MESSAGES: dict[str, str] = {
     "trust.goal.held_moot_user": (
         "goalkeeper: the goal you set was proven by its own verification and criteria. The "
         "unapproved change to {path} was not applied: nothing of it ran or counted."
+    ),
+    "trust.goal.replaced_waits_user": (
+        "goalkeeper: the goal you set was proven by its own verification and criteria. {path} "
+        "now holds another goal, which you did not set ({objective}): goalkeeper left it there "
+        "and runs none of it. To make it your next goal, run `goalkeeper goal approve` in your "
+        "own terminal; otherwise `goalkeeper goal clear`."
     ),
     "trust.goal.added_user": (
         "goalkeeper: the agent added acceptance criteria to your goal in {path}. They only make "

@@ -17,8 +17,9 @@ MESSAGES: dict[str, str] = {
         "要保留你的目标，请让智能体改回去。"
     ),
     "trust.goal.replaced_user": (
-        "goalkeeper：{path} 现在是另一个目标，不是你设定的（{objective}），因此 goalkeeper 不运行其中任何内容，"
-        "你的目标也未被证明：\n{diff}\n要接受它，请在你自己的终端里运行 `goalkeeper goal approve`。"
+        "goalkeeper：{path} 现在是另一个目标，不是你设定的（{objective}）。goalkeeper 不运行其中任何内容，"
+        "并继续验证你设定的目标，它尚未被证明：\n{diff}\n"
+        "要改用那个目标，请在你自己的终端里运行 `goalkeeper goal approve`。"
     ),
     "trust.goal.missing_user": (
         "goalkeeper：{path} 不见了，但你设定的目标（{objective}）尚未被证明。要放弃它，请运行 "
@@ -35,6 +36,11 @@ MESSAGES: dict[str, str] = {
     "trust.goal.held_moot_user": (
         "goalkeeper：你设定的目标已由它自己的验证命令和验收标准证明。对 {path} 的未经批准的改动没有被采纳："
         "其中的任何内容都没有运行，也没有计入。"
+    ),
+    "trust.goal.replaced_waits_user": (
+        "goalkeeper：你设定的目标已由它自己的验证命令和验收标准证明。{path} 现在是另一个目标，"
+        "不是你设定的（{objective}）：goalkeeper 保留了它，但不运行其中任何内容。要把它作为你的下一个目标，"
+        "请在你自己的终端里运行 `goalkeeper goal approve`；否则运行 `goalkeeper goal clear`。"
     ),
     "trust.goal.added_user": (
         "goalkeeper：智能体在 {path} 中为你的目标新增了验收标准。它们只会让目标更严格，因此 goalkeeper "
