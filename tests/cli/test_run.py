@@ -136,6 +136,47 @@ def test_errors_are_3_and_limits_are_1() -> None:
     assert decide(proven_run().entries, "none", AgentExit(True, 1)).exit_code == 0
 
 
+def proven_then_review_asked() -> Journal:
+    """The goal proven at a stop whose answer is the review round (seed 002), not the close."""
+    j = Journal().add("event", {"type": "UserPrompt"})
+    asked = ("review_asked", {"goal": "g-1"})
+    return j.stop(PROVEN, asked).decision(("Notify", "passed"), ("Continue", "fresh reviewer"))
+
+
+@pytest.mark.parametrize(
+    ("agent", "api_error"),
+    [
+        (AgentExit(True, 1), None),  # its own --max-turns ended the review turn
+        (AgentExit(True, -15, timed_out=True, error="stopped after 1 minutes"), None),
+        (AgentExit(True, -9), None),
+        (AgentExit(True, 0), None),
+        (AgentExit(True, 1), "overloaded"),  # the review turn failed on an API error
+    ],
+)
+def test_a_proven_goal_whose_review_turn_was_cut_off_is_done(
+    agent: AgentExit, api_error: str | None
+) -> None:
+    """The review is a request, not the proof: the goal was proven (and archived) before it, so
+    the run is done, exit 0, and the reason says plainly that the review was not done."""
+    j = proven_then_review_asked()
+    if api_error:
+        j.stop(error=api_error)
+    outcome = decide(j.entries, "none", agent)
+    assert (outcome.outcome, outcome.exit_code) == ("done", 0)
+    assert outcome.reason.startswith("goalkeeper proved the goal")
+    assert "review not done" in outcome.reason
+    assert outcome.proof == [{"source": "goal", "at": 1.0, **VERIFY_RUN}]
+    awaiting = decide(j.entries, "none", agent, ["#2 tidy"])  # the claims rule still holds
+    assert awaiting.outcome == "awaiting"
+
+
+def test_a_review_asked_for_todos_proves_no_goal() -> None:
+    """A review round after test-gated todos is not a goal's proof: cut off, not done."""
+    j = Journal().stop(("review_asked", {"todos": [1]})).decision(("Continue", "review"))
+    assert decide(j.entries, "none", AgentExit(True, 1)).exit_code == 1
+    assert decide(proven_then_review_asked().entries, "active", OK).exit_code == 1
+
+
 def test_nothing_to_prove_is_not_done() -> None:
     j = Journal().stop().add("event", {"type": "SessionStart"})
     outcome = decide(j.entries, "none", OK)

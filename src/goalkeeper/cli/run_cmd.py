@@ -86,7 +86,8 @@ def run_command(
 
     \b
       0  done and proven: goalkeeper closed the work (every gate passed, or the
-         goal's verification passed and the goal was archived)
+         goal's verification passed and the goal was archived; an agent cut off
+         in the review round after the proof: the reason says "review not done")
       1  not done: paused at a cap, stuck, stopped early, cut by --max-turns or
          --max-minutes, or nothing that could prove it (no goal, no plan)
       2  blocked on you: a paused or held goal, tests only you can accept, a

@@ -42,6 +42,15 @@ _USER_HONEST_EXITS = frozenset({"blocked_same", "blocked_stalled"})
 """The agent said it is blocked, the same way, round after round: it needs the user."""
 
 
+REVIEW_NOT_DONE = (
+    "goalkeeper proved the goal (its verification passed and it was archived); review not "
+    "done: the agent stopped before the fresh reviewer it was asked for finished"
+)
+"""The goal was proven at a stop whose answer was the review round (seed 002's verification
+duty), and that round never reached its stop: cut by --max-turns or --max-minutes, killed, or
+failed. The proof stands; the missing review is said, not turned into "not done"."""
+
+
 class AgentExit(Struct, frozen=True):
     """How the agent process ended, as goalkeeper saw it (not what the agent said)."""
 
@@ -89,8 +98,10 @@ def decide(
     decision paused for the user (a question, a blocked or held goal, tests only the user can
     accept, the agent honestly stuck), or the goal is blocked or held. 3 ``error``: the agent
     could not run, died on a signal, or its last turn ended on an API error, and nothing was
-    proven. 1 ``not_done``: anything else (paused at a cap, stuck, stopped early, cut by
-    --max-turns or --max-minutes, no goal or plan that could prove anything). 4 ``awaiting``:
+    proven. A goal proven at a stop answered with the review round is ``done`` however that
+    round ended, its reason saying the review was not done. 1 ``not_done``: anything else
+    (paused at a cap, stuck, stopped early, cut by --max-turns or --max-minutes, no goal or
+    plan that could prove anything). 4 ``awaiting``:
     it would be ``done``, but ``awaiting`` names completed todos whose claims goalkeeper could
     not check and the user has not accepted (seed 002): the proof rests on them."""
     sessions = tuple(dict.fromkeys(e.session_id for e in entries if e.session_id))
@@ -104,13 +115,16 @@ def decide(
         return out("error", agent.error or "the agent could not be started")
     last = _last_decision(entries)
     kinds = _kinds(last) if last is not None else []
-    if "Close" in kinds and goal in ("none", "complete"):
+    since = _decided_at(entries, last) if last is not None else 0
+    records = {e.kind for e in entries if last is not None and since <= e.id <= last.id}
+    review_cut = "Continue" in kinds and {"goal_complete", "review_asked"} <= records
+    if ("Close" in kinds or review_cut) and goal in ("none", "complete"):
         if awaiting:
             why = "closed, but it rests on claims goalkeeper could not check: "
             return out("awaiting", why + ", ".join(awaiting) + " (`goalkeeper todo accept ID`)")
+        if review_cut:  # the review is a request made after the proof, never part of it
+            return out("done", REVIEW_NOT_DONE)
         return out("done", _text(last, "Close") or "goalkeeper closed the work: proven")
-    since = _decided_at(entries, last) if last is not None else 0
-    records = {e.kind for e in entries if last is not None and since <= e.id <= last.id}
     if goal in ("blocked", "held"):
         return out("blocked", _text(last, "Pause") or f"the goal is {goal}: it waits for you")
     if "Pause" in kinds:
