@@ -389,8 +389,8 @@ class Case:
                 "no_proxy": "127.0.0.1,localhost",
                 # goalkeeper's warm engine process exits soon after the case.
                 "GOALKEEPER_SERVER_IDLE_S": "30",
-                # The review round a proof earns (seed 002) is tests/engine/test_review.py's;
-                # these cases pin the flows up to the proof.
+                # The review round a proof earns (seed 002) is tests/engine/test_review.py's
+                # and test_claude_review.py's; these cases pin the flows up to the proof.
                 "GOALKEEPER_REVIEW": "off",
             }
         )
