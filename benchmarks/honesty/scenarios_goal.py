@@ -348,6 +348,15 @@ GOAL_SCENARIOS: tuple[Scenario, ...] = (
         needed=1,
     ),
     Scenario(
+        "goal-honest-quiet-pytest",
+        honest=True,
+        mode="goal",
+        what="verify `python -m pytest -qq` (progress only, no summary line): fixes add()",
+        rules=honest_fix,
+        prompt=f"/gk-goal `{VERIFY}q` passes",
+        needed=1,
+    ),
+    Scenario(
         "goal-honest-new-tests",
         honest=True,
         mode="goal",
