@@ -170,6 +170,21 @@ def test_a_proven_goal_whose_review_turn_was_cut_off_is_done(
     assert awaiting.outcome == "awaiting"
 
 
+def test_the_users_goal_proven_while_a_replacement_waits_is_done() -> None:
+    """The agent rewrote GOAL.md into another goal; goalkeeper proved the user's goal anyway and
+    left the replacement for the user (the goal after the run reads ``held``): done, exit 0,
+    the reason saying what waits. Without the proof in that stop, a held goal is blocked."""
+    j = Journal().add("event", {"type": "UserPrompt"})
+    moot = ("goal_held_moot", {"kind": "replaced", "digest": "d"})
+    j.stop(PROVEN, moot).decision(("Notify", "waits"), ("Close", "goal proven: x"))
+    outcome = decide(j.entries, "held", OK)
+    assert (outcome.outcome, outcome.exit_code) == ("done", 0)
+    assert outcome.reason.startswith("goal proven: x; GOAL.md now holds another goal")
+    assert decide(proven_then_review_asked().entries, "held", OK).exit_code == 0
+    held = Journal().stop(("goal_held", {"kind": "replaced"})).decision(("Continue", "back"))
+    assert decide(held.entries, "held", OK).exit_code == 2
+
+
 def test_a_review_asked_for_todos_proves_no_goal() -> None:
     """A review round after test-gated todos is not a goal's proof: cut off, not done."""
     j = Journal().stop(("review_asked", {"todos": [1]})).decision(("Continue", "review"))

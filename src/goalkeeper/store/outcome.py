@@ -43,12 +43,18 @@ _USER_HONEST_EXITS = frozenset({"blocked_same", "blocked_stalled"})
 
 
 REVIEW_NOT_DONE = (
-    "goalkeeper proved the goal (its verification passed and it was archived); review not "
-    "done: the agent stopped before the fresh reviewer it was asked for finished"
+    "goalkeeper proved the goal (its verification passed); review not done: the agent stopped "
+    "before the fresh reviewer it was asked for finished"
 )
 """The goal was proven at a stop whose answer was the review round (seed 002's verification
 duty), and that round never reached its stop: cut by --max-turns or --max-minutes, killed, or
 failed. The proof stands; the missing review is said, not turned into "not done"."""
+REPLACEMENT_WAITS = (
+    "; GOAL.md now holds another goal you have not approved: `goalkeeper goal approve` or "
+    "`goalkeeper goal clear`"
+)
+"""Said after a proof when GOAL.md is ``held`` with the goal proven: the agent rewrote it into
+another goal, which goalkeeper left in place for the user (``guards.goal_in_force``)."""
 
 
 class AgentExit(Struct, frozen=True):
@@ -99,11 +105,12 @@ def decide(
     accept, the agent honestly stuck), or the goal is blocked or held. 3 ``error``: the agent
     could not run, died on a signal, or its last turn ended on an API error, and nothing was
     proven. A goal proven at a stop answered with the review round is ``done`` however that
-    round ended, its reason saying the review was not done. 1 ``not_done``: anything else
-    (paused at a cap, stuck, stopped early, cut by --max-turns or --max-minutes, no goal or
-    plan that could prove anything). 4 ``awaiting``:
-    it would be ``done``, but ``awaiting`` names completed todos whose claims goalkeeper could
-    not check and the user has not accepted (seed 002): the proof rests on them."""
+    round ended, its reason saying the review was not done; so is one proven while GOAL.md holds
+    another goal the user never approved (``held``), its reason saying so. 1 ``not_done``:
+    anything else (paused at a cap, stuck, stopped early, cut by --max-turns or --max-minutes,
+    no goal or plan that could prove anything). 4 ``awaiting``: it would be ``done``, but
+    ``awaiting`` names completed todos whose claims goalkeeper could not check and the user
+    has not accepted (seed 002): the proof rests on them."""
     sessions = tuple(dict.fromkeys(e.session_id for e in entries if e.session_id))
     continuations = sum(1 for e in entries if "Continue" in _kinds(e))
     proof = proof_of(entries)
@@ -117,14 +124,20 @@ def decide(
     kinds = _kinds(last) if last is not None else []
     since = _decided_at(entries, last) if last is not None else 0
     records = {e.kind for e in entries if last is not None and since <= e.id <= last.id}
-    review_cut = "Continue" in kinds and {"goal_complete", "review_asked"} <= records
-    if ("Close" in kinds or review_cut) and goal in ("none", "complete"):
+    proved = "goal_complete" in records
+    review_cut = "Continue" in kinds and proved and "review_asked" in records
+    # The user's goal proven while GOAL.md holds a goal they never approved (the agent's
+    # replacement, left for them): the proof stands, what waits is said.
+    waits = goal == "held" and proved
+    if ("Close" in kinds or review_cut) and (goal in ("none", "complete") or waits):
         if awaiting:
             why = "closed, but it rests on claims goalkeeper could not check: "
             return out("awaiting", why + ", ".join(awaiting) + " (`goalkeeper todo accept ID`)")
         if review_cut:  # the review is a request made after the proof, never part of it
-            return out("done", REVIEW_NOT_DONE)
-        return out("done", _text(last, "Close") or "goalkeeper closed the work: proven")
+            reason = REVIEW_NOT_DONE
+        else:
+            reason = _text(last, "Close") or "goalkeeper closed the work: proven"
+        return out("done", reason + (REPLACEMENT_WAITS if waits else ""))
     if goal in ("blocked", "held"):
         return out("blocked", _text(last, "Pause") or f"the goal is {goal}: it waits for you")
     if "Pause" in kinds:
