@@ -419,7 +419,11 @@ TOOL_SCHEMA: dict[str, Any] = {
         "subject": {"type": "string", "description": "one verifiable result (create)"},
         "description": {"type": "string"},
         "status": {"type": "string", "enum": list(STATUSES)},
-        "blockedBy": {"type": "array", "items": {"type": "integer"}},
+        "blockedBy": {
+            "type": "array",
+            "items": {"type": ["integer", "string"]},
+            "description": "ids of the tasks this one waits for",
+        },
         "metadata": {
             "type": "object",
             "description": "parentId (tree), gate (test / audit duty), evidence (to complete)",
