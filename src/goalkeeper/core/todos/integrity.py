@@ -38,19 +38,7 @@ def validate_move(tasks: Tasks, task_id: object, parent_id: object) -> Problem |
 def open_descendants(tasks: Tasks, task_id: int) -> tuple[Task, ...]:
     """The open tasks nearest below ``task_id``: its open children if it has any (what the
     spec names), else those of the first level below that has some, looking through completed
-    and deleted tasks alike (a tombstone does not close the work hung under it). A subtree with
-    nothing open is read once, whole; each task is visited once, so a stored cycle ends."""
-    tree = as_tree(tasks)
-    seen, level = {task_id}, [task_id]
-    while level:
-        below: list[Task] = []
-        for parent in level:
-            for child in tree.children(parent):
-                if child.id not in seen:
-                    seen.add(child.id)
-                    below.append(child)
-        found = tuple(t for t in below if t.open)
-        if found:
-            return found
-        level = [t.id for t in below]
-    return ()
+    and deleted tasks alike (a tombstone does not close the work hung under it). The tree's
+    source answers it at once (the store in one query, ``TaskTable.open_below``): completing
+    the root of a 10,000-task tree used to ask each task below for its children."""
+    return as_tree(tasks).open_below(task_id)

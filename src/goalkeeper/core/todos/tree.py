@@ -12,7 +12,7 @@ tool input.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeGuard, cast
 
 from msgspec import Struct, field
@@ -104,6 +104,11 @@ class TaskSource(Protocol):
 
     def children(self, parent_id: int) -> tuple[Task, ...]: ...
 
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        """The open tasks nearest below ``task_id`` (``nearest_open_below``), by id: one
+        question, so the store answers it in one query instead of one per task below."""
+        ...
+
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         """Open tasks (gated ones only, if asked) with an id above ``after``, ascending."""
         ...
@@ -132,6 +137,9 @@ class MemoryTasks:
     def children(self, parent_id: int) -> tuple[Task, ...]:
         return tuple(t for t in self._by_id.values() if t.parent_id == parent_id)
 
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        return nearest_open_below(_by_parent(self._by_id.values()), task_id)
+
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         found = sorted(
             (t for t in self._by_id.values() if t.id > after and t.open and (t.gated or not gated)),
@@ -147,6 +155,36 @@ class MemoryTasks:
 
     def all_tasks(self) -> tuple[Task, ...]:
         return tuple(sorted(self._by_id.values(), key=lambda t: t.id))
+
+
+def nearest_open_below(children: Callable[[int], Iterable[Task]], task_id: int) -> tuple[Task, ...]:
+    """The open tasks nearest below ``task_id``, by id: its open children if it has any, else
+    those of the first level below that has some, looking through completed and deleted tasks
+    alike (``core.todos.integrity``). Each task is visited once, so a stored cycle ends; a
+    subtree with nothing open is read once, whole, through ``children``."""
+    seen, level = {task_id}, [task_id]
+    while level:
+        below: list[Task] = []
+        for parent in level:
+            for child in children(parent):
+                if child.id not in seen:
+                    seen.add(child.id)
+                    below.append(child)
+        found = tuple(sorted((t for t in below if t.open), key=lambda t: t.id))
+        if found:
+            return found
+        level = [t.id for t in below]
+    return ()
+
+
+def _by_parent(tasks: Iterable[Task]) -> Callable[[int], Iterable[Task]]:
+    """``children`` over tasks in memory, indexed once: a walk asking every task's children
+    of a scan per task would be quadratic."""
+    index: dict[int, list[Task]] = {}
+    for t in tasks:
+        if t.parent_id is not None:
+            index.setdefault(t.parent_id, []).append(t)
+    return lambda parent_id: index.get(parent_id, ())
 
 
 def _counts(tasks: Iterable[Task]) -> dict[str, int]:
@@ -217,6 +255,22 @@ class TodoTree:
         stored = [t for t in self.source.children(parent_id) if t.id not in self.changed]
         mine = [t for t in self.changed.values() if t.parent_id == parent_id]
         return tuple(sorted((*stored, *mine), key=lambda t: t.id))
+
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        """The open tasks nearest below ``task_id`` (``nearest_open_below``): the source's one
+        answer when this event changed nothing, else a walk over the source's children with
+        the changes in place of what they replace. An id no task can have has nothing below."""
+        if task_key(task_id) is None:
+            return ()
+        if not self.changed:
+            return self.source.open_below(task_id)
+        changed = _by_parent(self.changed.values())
+
+        def children(parent_id: int) -> Iterable[Task]:
+            stored = self.source.children(parent_id)
+            return [*(t for t in stored if t.id not in self.changed), *changed(parent_id)]
+
+        return nearest_open_below(children, task_id)
 
     def open_tasks(self, limit: int, *, after: int = 0, gated: bool = False) -> tuple[Task, ...]:
         """The first ``limit`` open tasks (of those with a declared gate, if asked) by id."""
