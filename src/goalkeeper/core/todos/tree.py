@@ -12,7 +12,7 @@ tool input.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeGuard, cast
 
 from msgspec import Struct, field
@@ -138,7 +138,9 @@ class MemoryTasks:
         return tuple(t for t in self._by_id.values() if t.parent_id == parent_id)
 
     def open_below(self, task_id: int) -> tuple[Task, ...]:
-        return nearest_open_below(_by_parent(self._by_id.values()), task_id)
+        from goalkeeper.core.todos.integrity import by_parent, nearest_open_below
+
+        return nearest_open_below(by_parent(self._by_id.values()), task_id)
 
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         found = sorted(
@@ -155,36 +157,6 @@ class MemoryTasks:
 
     def all_tasks(self) -> tuple[Task, ...]:
         return tuple(sorted(self._by_id.values(), key=lambda t: t.id))
-
-
-def nearest_open_below(children: Callable[[int], Iterable[Task]], task_id: int) -> tuple[Task, ...]:
-    """The open tasks nearest below ``task_id``, by id: its open children if it has any, else
-    those of the first level below that has some, looking through completed and deleted tasks
-    alike (``core.todos.integrity``). Each task is visited once, so a stored cycle ends; a
-    subtree with nothing open is read once, whole, through ``children``."""
-    seen, level = {task_id}, [task_id]
-    while level:
-        below: list[Task] = []
-        for parent in level:
-            for child in children(parent):
-                if child.id not in seen:
-                    seen.add(child.id)
-                    below.append(child)
-        found = tuple(sorted((t for t in below if t.open), key=lambda t: t.id))
-        if found:
-            return found
-        level = [t.id for t in below]
-    return ()
-
-
-def _by_parent(tasks: Iterable[Task]) -> Callable[[int], Iterable[Task]]:
-    """``children`` over tasks in memory, indexed once: a walk asking every task's children
-    of a scan per task would be quadratic."""
-    index: dict[int, list[Task]] = {}
-    for t in tasks:
-        if t.parent_id is not None:
-            index.setdefault(t.parent_id, []).append(t)
-    return lambda parent_id: index.get(parent_id, ())
 
 
 def _counts(tasks: Iterable[Task]) -> dict[str, int]:
@@ -264,7 +236,9 @@ class TodoTree:
             return ()
         if not self.changed:
             return self.source.open_below(task_id)
-        changed = _by_parent(self.changed.values())
+        from goalkeeper.core.todos.integrity import by_parent, nearest_open_below
+
+        changed = by_parent(self.changed.values())
 
         def children(parent_id: int) -> Iterable[Task]:
             stored = self.source.children(parent_id)
