@@ -31,6 +31,7 @@ SETS = {
     "tuned": DATA / "goal_routes.jsonl",
     "holdout": DATA / "goal_routes_holdout.jsonl",
     "holdout2": DATA / "goal_routes_holdout2.jsonl",
+    "holdout3": DATA / "goal_routes_holdout3.jsonl",
 }
 ARCHITECTURE = "architecture"
 

