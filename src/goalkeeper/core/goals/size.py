@@ -111,10 +111,13 @@ _STRUCTURE_CHANGE = lazy_re(
     r"invert\w*\s+(?:the\s+|this\s+|that\s+)?dependenc\w*|dependency\s+(?:inversion|injection)|"
     r"god\s+(?:class|object)\w*|separation\s+of\s+concerns|single[- ]responsibility|"
     r"global\s+(?:[\w-]+\s+){0,2}(?:singletons?|state|variables?|objects?)|singletons?|"
-    r"composition\s+over\s+inheritance|big\s+ball\s+of\s+mud)(?![A-Za-z])"
+    r"composition\s+over\s+inheritance|big\s+ball\s+of\s+mud|"
+    r"(?:reduc|loosen|lower|minimi[sz]|cut)\w*\s+(?:the\s+)?coupling|loose(?:ly)?[- ]coupl\w*|"
+    r"(?:shrink|narrow|trim|reduc)\w*\s+(?:\S+\s+){0,4}?(?:API\s+)?surface|"
+    r"(?:remov|drop)\w*\s+(?:\S+\s+){0,3}?imports?)(?![A-Za-z])"
     r"|(?<!existing )(?<!current )(?<!same )(?<!following )(?<![A-Za-z])architect(?:ure|ural)\w*"
     r"|重构|解耦|模块化|循环依赖|循环引用|依赖倒置|依赖反转|依赖注入|单例|全局变量|全局状态|上帝类"
-    r"|职责分离|单一职责|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
+    r"|职责分离|单一职责|(?:降低|减少|减小|解除)\S{0,12}耦合|松耦合|关注点分离|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
     re.IGNORECASE,
 )
 # A verb that changes structure only when its object is a unit of structure: "split the
@@ -124,10 +127,10 @@ _STRUCTURE_VERB = lazy_re(
     r"reorgani[sz]\w*|rework\w*|reshap\w*|deepen\w*|unif(?:y|ies|ied|ying)|carve\s+out|"
     r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning)\s+(?:\S+\s+){0,6}?(?:out|up|apart|into)|"
     r"(?:wrap|hide|hiding|put|isolat\w*)\s+(?:\S+\s+){0,6}?behind|introduc\w*|flatten\w*|"
-    r"decompos\w*|encapsulat\w*|centrali[sz]\w*|"
+    r"decompos\w*|encapsulat\w*|centrali[sz]\w*|factor\w*\s+(?:\S+\s+){0,4}?(?:out|into)|"
     r"collaps\w*|combin\w*|separat\w*|isolat\w*|invert\w*)(?![A-Za-z])"
     r"|重新设计|拆分|拆成|拆开|合并|合到|合成|并入|抽取|提取|抽出|抽离|剥离|整合|重组|理顺|加深|重新划分"
-    r"|收拢|收敛|归并|封装|下沉|分离|隔离",
+    r"|收拢|收敛|归并|封装|下沉|分离|隔离|分开|移到|挪到|移出",
     re.IGNORECASE,
 )
 _STRUCTURE_UNIT = lazy_re(
@@ -136,9 +139,11 @@ _STRUCTURE_UNIT = lazy_re(
     r"dependency\s+graph|module\s+structure|project\s+structure|shared\s+kernel|"
     r"depend(?:s|ing)?\s+on\s+each\s+other|circular\s+(?:imports?|dependenc\w*)|"
     r"class(?:es)?|responsibilit(?:y|ies)|inheritance|(?:class|package)\s+hierarch\w*|"
-    r"adapters?|facades?|bounded\s+contexts?)(?![A-Za-z])"
+    r"adapters?|facades?|bounded\s+contexts?|(?:business|domain|core|presentation|validation)\s+logic|"
+    r"data\s+access|side[- ]effects|I/O|(?:shared|common)\s+(?:library|package|module))(?![A-Za-z])"
     r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构"
-    r"|职责|适配器|(?<![这那各某同一两几多此该分种门])类(?![型似别])",
+    r"|职责|适配器|(?<![这那各某同一两几多此该分种门])类(?![型似别])|(?:业务|计算|校验|核心)逻辑|共享库|公共库"
+    r"|(?<![A-Za-z])IO(?![A-Za-z])",
     re.IGNORECASE,
 )
 # Consolidation: copies of one thing made into one ("the three copies of the retry logic",
@@ -146,12 +151,13 @@ _STRUCTURE_UNIT = lazy_re(
 _DEDUPLICATE = lazy_re(r"(?<![A-Za-z])(?:de-?dup\w*|de-?duplicat\w*)(?![A-Za-z])|去重", re.I)
 _CONSOLIDATE = lazy_re(
     r"(?<![A-Za-z])(?:merg\w*|consolidat\w*|combin\w*|unif\w*|collaps\w*)(?![A-Za-z])"
-    r"|合并|合到|收敛|归并|收拢|抽取|提取",
+    r"|合并|合到|收敛|归并|收拢|抽取|提取|统一成",
     re.IGNORECASE,
 )
 _COPIES = lazy_re(
     r"(?<![A-Za-z])(?:cop(?:y|ies)\s+of|duplicat\w*|repeated|slightly\s+different|"
-    r"hand-?rolled)(?![A-Za-z])|重复|多份|几份",
+    r"hand-?rolled|copy-?(?:and-?)?past\w*|copied)(?![A-Za-z])|重复|多份|几份|复制粘贴"
+    r"|[几多两三四五六七八九\d]+种(?:写法|实现|做法)",
     re.IGNORECASE,
 )
 
