@@ -125,12 +125,13 @@ _STRUCTURE_CHANGE = lazy_re(
 _STRUCTURE_VERB = lazy_re(
     r"(?<![A-Za-z])(?:re-?design\w*|split\w*|merg(?:e|es|ed|ing)|extract\w*|consolidat\w*|"
     r"reorgani[sz]\w*|rework\w*|reshap\w*|deepen\w*|unif(?:y|ies|ied|ying)|carve\s+out|"
-    r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning)\s+(?:\S+\s+){0,6}?(?:out|up|apart|into)|"
+    r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning|carve|cut|get|take|fold)\s+"
+    r"(?:\S+\s+){0,6}?(?:out|up|apart|into)|rearrang\w*|gather\w*|"
     r"(?:wrap|hide|hiding|put|isolat\w*)\s+(?:\S+\s+){0,6}?behind|introduc\w*|flatten\w*|"
     r"decompos\w*|encapsulat\w*|centrali[sz]\w*|factor\w*\s+(?:\S+\s+){0,4}?(?:out|into)|"
     r"collaps\w*|combin\w*|separat\w*|isolat\w*|invert\w*)(?![A-Za-z])"
     r"|重新设计|拆分|拆成|拆开|合并|合到|合成|并入|抽取|提取|抽出|抽离|剥离|整合|重组|理顺|加深|重新划分"
-    r"|收拢|收敛|归并|封装|下沉|分离|隔离|分开|移到|挪到|移出",
+    r"|收拢|收敛|归并|封装|下沉|分离|隔离|分开|移到|挪到|移出|拆到|重新组织",
     re.IGNORECASE,
 )
 _STRUCTURE_UNIT = lazy_re(
@@ -140,24 +141,33 @@ _STRUCTURE_UNIT = lazy_re(
     r"depend(?:s|ing)?\s+on\s+each\s+other|circular\s+(?:imports?|dependenc\w*)|"
     r"class(?:es)?|responsibilit(?:y|ies)|inheritance|(?:class|package)\s+hierarch\w*|"
     r"adapters?|facades?|bounded\s+contexts?|(?:business|domain|core|presentation|validation)\s+logic|"
-    r"data\s+access|side[- ]effects|I/O|(?:shared|common)\s+(?:library|package|module))(?![A-Za-z])"
+    r"data\s+access|side[- ]effects|I/O|(?:shared|common)\s+(?:library|package|module)|"
+    r"source\s+tree|(?:feature|package)\s+folders?|call\s+sites?|"
+    r"(?:into|in)\s+its\s+own\s+(?:worker|process|deployable|file|folder|repo\w*))(?![A-Za-z])"
     r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构"
     r"|职责|适配器|(?<![这那各某同一两几多此该分种门])类(?![型似别])|(?:业务|计算|校验|核心)逻辑|共享库|公共库"
-    r"|(?<![A-Za-z])IO(?![A-Za-z])",
+    r"|(?<![A-Za-z])IO(?![A-Za-z])|分包|各自的(?:文件|包|目录)",
     re.IGNORECASE,
 )
 # Consolidation: copies of one thing made into one ("the three copies of the retry logic",
 # "重复的重试逻辑收敛到一个公共库"); a verb of merging alone may merge two UI elements.
 _DEDUPLICATE = lazy_re(r"(?<![A-Za-z])(?:de-?dup\w*|de-?duplicat\w*)(?![A-Za-z])|去重", re.I)
 _CONSOLIDATE = lazy_re(
-    r"(?<![A-Za-z])(?:merg\w*|consolidat\w*|combin\w*|unif\w*|collaps\w*)(?![A-Za-z])"
-    r"|合并|合到|收敛|归并|收拢|抽取|提取|统一成",
+    r"(?<![A-Za-z])(?:merg\w*|consolidat\w*|combin\w*|unif\w*|collaps\w*|fold\w*|gather\w*)"
+    r"(?![A-Za-z])|合并|合到|合成|收敛|归并|收拢|抽取|提取|统一成|统一的",
     re.IGNORECASE,
 )
+# Copies by name (always code) and copies by look (scattered, nearly identical: code only when
+# a unit of code is named too; "各处的提示文案统一成一种语气" is the copy of the UI).
 _COPIES = lazy_re(
     r"(?<![A-Za-z])(?:cop(?:y|ies)\s+of|duplicat\w*|repeated|slightly\s+different|"
     r"hand-?rolled|copy-?(?:and-?)?past\w*|copied)(?![A-Za-z])|重复|多份|几份|复制粘贴"
     r"|[几多两三四五六七八九\d]+种(?:写法|实现|做法)",
+    re.IGNORECASE,
+)
+_LOOKALIKES = lazy_re(
+    r"(?<![A-Za-z])(?:(?:nearly|almost)\s+identical|identical|competing|scattered|"
+    r"all\s+over\s+the\s+place|everywhere)(?![A-Za-z])|散落|各处|到处|几乎一样|一模一样",
     re.IGNORECASE,
 )
 
@@ -168,20 +178,22 @@ _STRUCTURE_RELATION = lazy_re(
     r"(?<![A-Za-z])(?:depend(?:s|ed|ing|ency|encies)?|independen\w*|seams?|interfaces?|"
     r"boundar(?:y|ies)|coupl(?:ed|ing)|layering|imports?|importing|call(?:s|ed|ing)?|"
     r"directly|reach(?:es|ing)?\s+into|through|behind|between|owns?|its\s+own|"
-    r"one-?way|downward|upward|(?:the\s+)?other\s+way\s+(?:round|around)|plug\s+into)(?![A-Za-z])"
-    r"|依赖|边界|接口|耦合|反向|反过来|单向|互相|直接|引用|调用|访问|通过|经过",
+    r"one-?way|downward|upward|(?:the\s+)?other\s+way\s+(?:round|around)|plug\s+into|"
+    r"know(?:s|ing)?\s+(?:nothing|anything)\s+about|(?:publish|emit)\w*\s+events)(?![A-Za-z])"
+    r"|依赖|边界|接口|耦合|反向|反过来|单向|互相|直接|引用|调用|访问|通过|经过|走(?=\S{0,4}统一)",
     re.IGNORECASE,
 )
 _CODE_UNIT = lazy_re(
     r"(?<![A-Za-z])(?:handlers?|controllers?|views?|models?|ORM|SDKs?|clients?|backends?|"
     r"repositor(?:y|ies)|core|domain|infra(?:structure)?|kernel|frameworks?|callers?|"
-    r"tables?)(?![A-Za-z])"
-    r"|控制器|仓储|框架|中间件|领域|核心|公共库|(?<![数])库(?![存])|包(?![括含装])|数据库",
+    r"tables?|handling|functions?|state\s+(?:stores?|management)|caches?)(?![A-Za-z])"
+    r"|控制器|仓储|框架|中间件|领域|核心|公共库|(?<![数])库(?![存])|包(?![括含装])|数据库|函数|缓存",
     re.IGNORECASE,
 )
 _STRUCTURE_RULE = lazy_re(
     r"(?<![A-Za-z])(?:never|no\s+longer|must\s+not|may\s+not|cannot|can't|only|stop\w*|"
-    r"nothing|instead\s+of|independent\s+of|no\s+\w+(?:\s+\w+){0,3}\s+may)(?![A-Za-z])"
+    r"nothing|instead\s+of|independent\s+of|no\s+\w+(?:\s+\w+){0,3}\s+may|"
+    r"know(?:s|ing)?\s+nothing\s+about)(?![A-Za-z])"
     r"|不再|不能|只能|禁止|不得|不允许|消除|去掉",
     re.IGNORECASE,
 )
@@ -216,12 +228,19 @@ def route_for(text: str) -> str:
         return COARSE_ROUTE
     if _DEDUPLICATE.search(masked) or (_CONSOLIDATE.search(masked) and _COPIES.search(masked)):
         return ARCHITECTURE_ROUTE
+    if _CONSOLIDATE.search(masked) and _LOOKALIKES.search(masked) and _names_code(masked):
+        return ARCHITECTURE_ROUTE
     relations = len(_STRUCTURE_RELATION.findall(masked))
     if relations:
         units = len(_STRUCTURE_UNIT.findall(masked)) + len(_CODE_UNIT.findall(masked))
         if relations + units + len(_STRUCTURE_RULE.findall(masked)) >= STRUCTURE_SIGNS:
             return ARCHITECTURE_ROUTE
     return COARSE_ROUTE
+
+
+def _names_code(text: str) -> bool:
+    """A unit of code is named (a module, a layer, handlers, a cache …)."""
+    return bool(_STRUCTURE_UNIT.search(text) or _CODE_UNIT.search(text))
 
 
 # ---------------------------------------------------------------------------------------------
