@@ -369,3 +369,66 @@ def test_a_retry_resumes_the_same_session_with_the_retry_prompt_instead_of_the_t
     assert resume_argv(node, "s-2", "Go on.") == [
         "node", "cli.js", "--resume", "s-2", "--output-format", "json", "-p", "Go on.",
     ]  # fmt: skip
+
+
+class ClaudeStandIn:
+    """Stands in for ``run_claude``: each run sends its hook events through goalkeeper's real
+    Claude Code hook path (a StopFailure, then a Stop), as Claude Code would, and remembers the
+    command it was started with."""
+
+    def __init__(self, project: Path, session: str, events: list[str]) -> None:
+        self.project, self.session, self.events = project, session, events
+        self.argvs: list[list[str]] = []
+
+    def __call__(
+        self, project: Path, argv: Any, max_turns: Any, limit_s: Any, as_json: bool
+    ) -> tuple[AgentExit, str | None]:
+        from goalkeeper.hosts.claude_code import answer_hook
+
+        self.argvs.append(list(argv))
+        event = self.events.pop(0)
+        hook = {"session_id": self.session, "cwd": str(project), "hook_event_name": event}
+        if event == "StopFailure":
+            hook |= {"error": "server_error", "last_assistant_message": "API Error: 529"}
+        answer_hook(json.dumps(hook).encode(), {"CLAUDE_PROJECT_DIR": str(project)}, str(project))
+        return OK, None  # the user chose the session: goalkeeper was not told its id
+
+
+@pytest.mark.parametrize("chosen", [["--resume", "c-0"], ["--continue"]])
+def test_a_run_in_a_session_the_user_chose_is_retried_after_an_api_error(
+    tmp_path: Path, chosen: list[str]
+) -> None:
+    """Seed 001 §5: a run whose session goalkeeper did not name (``--resume``, ``--continue``)
+    and whose first event is the API error is resumed in the session its events were recorded
+    under, after the first back-off, as a run with goalkeeper's own session id is."""
+    from goalkeeper.cli.run_retry import run_claude_retrying
+
+    claude = ClaudeStandIn(tmp_path, "c-1", ["StopFailure", "Stop"])
+    slept: list[float] = []
+    argv = ["claude", *chosen, "-p", "Fix it"]
+    exited, session = run_claude_retrying(
+        tmp_path, argv, None, None, False, sleep=slept.append, clock=lambda: 0.0, run=claude
+    )
+    assert session == "c-1"
+    assert slept == [4.0]
+    assert claude.argvs[1][:3] == ["claude", "--resume", "c-1"]
+    assert exited == OK and claude.events == []
+
+
+def test_a_run_whose_events_came_from_two_sessions_is_not_resumed(tmp_path: Path) -> None:
+    """When another session of the project wrote meanwhile, the run cannot tell which one is
+    its own: it resumes neither (resuming the user's other session would be worse)."""
+    from goalkeeper.cli.run_retry import run_claude_retrying
+
+    other = ClaudeStandIn(tmp_path, "c-other", ["Stop"])
+    claude = ClaudeStandIn(tmp_path, "c-1", ["StopFailure", "Stop"])
+
+    def both(*args: Any) -> tuple[AgentExit, str | None]:
+        other(*args)
+        return claude(*args)
+
+    slept: list[float] = []
+    run_claude_retrying(
+        tmp_path, ["claude", "-c", "-p", "x"], None, None, False, sleep=slept.append, run=both
+    )
+    assert slept == [] and len(claude.argvs) == 1

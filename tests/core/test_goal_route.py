@@ -6,9 +6,14 @@ a labelled set of goals and the route each should take.
 (restructure, refactor, split or merge modules, 重构, 架构 …); the other half are features,
 rewrites and migrations, and goals that only mention structure (the existing architecture as the
 frame, "refactor" inside a command, "merge" of a branch, a UI redesign). The rules are tuned on
-it. ``goal_routes_holdout.jsonl`` is never tuned on (``tests/data/README.md``): measured once
-when written, 15 of 18 (every idea-to-ship goal right, 4 of 7 architecture goals; a miss sends
-a structural goal through idea-to-ship, which still shapes it first and verifies it).
+it. The held-out sets are never tuned on (``tests/data/README.md``); a miss sends a structural
+goal through idea-to-ship, which still shapes it first and verifies it. Each round of rules was
+measured once on a set written after it and never read before (``benchmarks/goal_routing.py``,
+figures in benchmarks/README.md): holdout 3 after round two, 27 of 36 (9 of 18 architecture
+goals; 22 and 4 before issue 23's rounds); holdout 4 after round three, 19 of 30 (4 of 15; 16
+and 1 before); holdout 5 after round four, 21 of 30 (6 of 15; 18 and 3 before). Every feature
+kept its route in every set. The counts below are what the rules get now; a set whose misses
+were read while rules were written (all but the last) no longer measures them cleanly.
 """
 
 from __future__ import annotations
@@ -25,6 +30,13 @@ from goalkeeper.store.catalog_files import load_catalog
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROUTES = DATA / "goal_routes.jsonl"
 HOLDOUT = DATA / "goal_routes_holdout.jsonl"
+MEASURED = {  # held-out set: (goals, at least this many routed right, as measured)
+    "goal_routes_holdout.jsonl": (18, 17),
+    "goal_routes_holdout2.jsonl": (32, 32),
+    "goal_routes_holdout3.jsonl": (36, 35),
+    "goal_routes_holdout4.jsonl": (30, 27),
+    "goal_routes_holdout5.jsonl": (30, 21),
+}
 
 
 def labelled(path: Path = ROUTES) -> list[dict[str, Any]]:
@@ -50,10 +62,11 @@ def test_the_routes_are_routes_of_the_built_in_catalog() -> None:
     assert {ARCHITECTURE_ROUTE, route_for("ship the export")} <= names
 
 
-def test_the_held_out_goals_keep_their_measured_accuracy() -> None:
+@pytest.mark.parametrize("name", sorted(MEASURED))
+def test_the_held_out_goals_keep_their_measured_accuracy(name: str) -> None:
     """Goals the rules were not tuned on: no feature is sent through architecture, and at least
-    the measured 15 of 18 get their route."""
-    rows = labelled(HOLDOUT)
+    the measured number get their route."""
+    rows = labelled(DATA / name)
     right = [row for row in rows if route_for(row["text"]) == row["route"]]
     wrongly_structural = [
         row["text"]
@@ -61,4 +74,5 @@ def test_the_held_out_goals_keep_their_measured_accuracy() -> None:
         if row["route"] != ARCHITECTURE_ROUTE and route_for(row["text"]) == ARCHITECTURE_ROUTE
     ]
     assert wrongly_structural == []
-    assert len(right) >= 15 and len(rows) == 18
+    goals, at_least = MEASURED[name]
+    assert len(rows) == goals and len(right) >= at_least, len(right)

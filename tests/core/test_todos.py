@@ -271,25 +271,69 @@ def test_open_dependencies_are_present_and_unfinished() -> None:
     assert open_dependencies(tasks, tasks[4]) == (1, 4)
 
 
-@pytest.mark.parametrize("blocked_by", ["1", 1, None, {"1": 1}, True])
-def test_scalar_blocked_by_means_no_dependencies(blocked_by: object) -> None:
-    """A scalar or garbage ``blockedBy`` creates a task with no dependencies (§3)."""
-    tree = TodoTree((Task(1, "a"),), 2)
-    new = applied(tree, {"action": "create", "subject": "b", "blockedBy": blocked_by}).tree
+@pytest.mark.parametrize(
+    ("blocked_by", "ids"),
+    [
+        (["1", "2"], (1, 2)),
+        ([" #1 ", 2.0], (1, 2)),
+        ("1", (1,)),
+        (1, (1,)),
+        ("1, 2", (1, 2)),
+        ("#1 #2", (1, 2)),
+        ("1，2", (1, 2)),
+        ([1, "1"], (1,)),
+        ([], ()),
+        ("", ()),
+        (None, ()),
+    ],
+)
+def test_blocked_by_is_read_like_an_id(blocked_by: object, ids: tuple[int, ...]) -> None:
+    """``blockedBy`` of numeric strings, one id alone, or a listing string are those ids, each
+    once, in order (seed 002: lenient normalization; issue 23), as a string id is."""
+    tree = TodoTree((Task(1, "a"), Task(2, "b")), 3)
+    new = applied(tree, {"action": "create", "subject": "c", "blockedBy": blocked_by}).tree
+    task = new.get(3)
+    assert task is not None
+    assert task.blocked_by == ids
+    assert open_dependencies(new, task) == ids
+
+
+def test_update_reads_string_blocked_by_ids() -> None:
+    """An update that sets ``blockedBy: ["1"]`` records the dependency, so starting the task
+    is a start with its prerequisite open."""
+    tree = TodoTree((Task(1, "a"), Task(2, "b")), 3)
+    new = applied(tree, {"action": "update", "id": "2", "blockedBy": ["1"]}).tree
     task = new.get(2)
-    assert task is not None
-    assert task.blocked_by == ()
-    assert open_dependencies(new.tasks, task) == ()
+    assert task is not None and open_dependencies(new, task) == (1,)
+    cleared = applied(new, {"action": "update", "id": 2, "blockedBy": []}).tree.get(2)
+    assert cleared is not None and cleared.blocked_by == ()
 
 
-def test_garbage_inside_blocked_by_is_dropped() -> None:
-    """Only whole numbers in a ``blockedBy`` list are dependencies."""
-    tree = TodoTree((Task(1, "a"),), 2)
-    raw = {"action": "create", "subject": "b", "blockedBy": [True, "1", None, 1.5, {}, 1, 1.0]}
-    task = applied(tree, raw).tree.get(2)
-    assert task is not None
-    assert task.blocked_by == (1, 1)
-    assert open_dependencies((*tree.tasks, task), task) == (1, 1)
+@pytest.mark.parametrize(
+    ("blocked_by", "shown"),
+    [
+        ([True, 1], "true"),
+        (["1", "x"], '"x"'),
+        ([1.5], "1.5"),
+        ([None], "null"),
+        ({"1": 1}, '{"1": 1}'),
+        (True, "true"),
+        ("first task", '"first"'),
+        ([[1]], "[1]"),
+    ],
+)
+def test_unreadable_blocked_by_is_refused(blocked_by: object, shown: str) -> None:
+    """A ``blockedBy`` entry that names no task is refused with what was sent, never dropped
+    in silence (the task would start, and be judged, as if it had no prerequisite)."""
+    for raw in (
+        {"action": "create", "subject": "b", "blockedBy": blocked_by},
+        {"action": "update", "id": 1, "blockedBy": blocked_by},
+    ):
+        problem = parse_todo_call(raw)
+        assert isinstance(problem, Problem)
+        assert problem.key == "todo.error.blocked_by"
+        assert dict(problem.fields)["value"] == shown
+        assert "[1, 2]" in (zh(problem) or "") and "[1, 2]" in problem.render(EN)
 
 
 def test_stored_scalar_blocked_by_means_no_dependencies() -> None:
@@ -864,11 +908,10 @@ def test_todo_tool_never_raises_and_problems_never_change_the_tree(inputs: list[
 
 
 def test_todo_tool_survives_non_finite_numbers() -> None:
-    """``blockedBy: [Infinity]`` (as Python's json reads it) is garbage, not a crash."""
+    """``blockedBy: [Infinity]`` (as Python's json reads it) is refused, not a crash."""
     raw = json.loads('{"action": "create", "subject": "a", "blockedBy": [Infinity, NaN]}')
-    result = apply_todo(TodoTree(), call(raw), NOW)
-    assert isinstance(result, Applied)
-    assert result.tree.tasks[0].blocked_by == ()
+    problem = parse_todo_call(raw)
+    assert isinstance(problem, Problem) and problem.key == "todo.error.blocked_by"
 
 
 def test_tree_from_json_survives_non_finite_numbers() -> None:

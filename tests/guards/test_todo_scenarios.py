@@ -227,8 +227,9 @@ def test_s18_top_level_evidence_beside_metadata_passes(host: Host) -> None:
 
 
 def test_s22_scalar_blocked_by_is_tolerated(host: Host) -> None:
-    """S22: ``blockedBy: "1"`` (a scalar, not a list) means no dependencies: starting #2 neither
-    crashes nor blocks (Pi returns nothing; goalkeeper performs the call and replies)."""
+    """S22: ``blockedBy: "1"`` (a scalar, not a list): starting #2 neither crashes nor blocks
+    (Pi returns nothing; goalkeeper performs the call and replies; it reads the scalar as the
+    one id, seed 002's lenient normalization)."""
     host.create("前置")
     second = host.create("子任务", blockedBy="1")
     answer = host.update(second, "in_progress")
@@ -353,6 +354,25 @@ def test_s08_started_before_prerequisite(host: Host) -> None:
     assert len(host.sent) == 1
     assert f"前置 #{first} 未完成" in host.texts[0]
     assert PARALLEL in host.texts[0]
+
+
+def test_string_prerequisite_ids_are_prerequisites(host: Host) -> None:
+    """``blockedBy: ["1"]`` (the schema allows string ids) is the prerequisite #1, not no
+    prerequisite: starting #2 early is noticed as in S8 (issue 23)."""
+    first = host.create("前置")
+    second = host.create("子任务", blockedBy=[str(first)])
+    assert passed(host.update(second, "in_progress"))
+    host.fire_round()
+    assert len(host.sent) == 1
+    assert f"前置 #{first} 未完成" in host.texts[0]
+
+
+def test_unreadable_prerequisite_is_refused(host: Host) -> None:
+    """A ``blockedBy`` entry that names no task refuses the call, saying what was sent."""
+    host.create("前置")
+    answer = host.todo(action="create", subject="子任务", blockedBy=["前置"])
+    assert not passed(answer)
+    assert '"前置"' in reason(answer) and "blockedBy" in reason(answer)
 
 
 def test_s09_long_wait_lists_parallel_work(host: Host) -> None:

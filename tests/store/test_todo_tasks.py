@@ -7,7 +7,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from goalkeeper.core.todos.tree import Task, TodoTree
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from goalkeeper.core.todos.tree import STATUSES, Status, Task, TodoTree
 from goalkeeper.hosts.mcp_server import call_todo
 from goalkeeper.store.db import Store, state_path
 from goalkeeper.store.migrations import MIGRATIONS
@@ -185,3 +188,91 @@ def test_a_stop_reads_the_open_tasks_it_names_and_writes_no_task(tmp_path: Path)
     touching = [s for s in seen if "todo_tasks" in s]
     assert not any(s.lstrip().upper().startswith("INSERT") for s in touching)
     assert all("LIMIT" in s or "id = " in s for s in touching if "FROM todo_tasks" in s)
+
+
+def test_completing_the_root_of_a_big_tree_reads_its_subtree_in_one_query(
+    tmp_path: Path,
+) -> None:
+    """Completing the root of a 3,000-task tree whose work below is all done: the subtree is
+    read by one query, not by one query per task below (issue 23: 440 ms at 10,000 tasks)."""
+    evidence = {"kind": "runnable", "evidence": [{"type": "cmd", "cmd": "x"}]}
+    tasks = [Task(1, "root", "in_progress")]
+    tasks += [
+        Task(
+            i, f"t{i}", "completed", metadata={"parentId": (i - 2) // 10 + 1, "evidence": evidence}
+        )
+        for i in range(2, 3001)
+    ]
+    store = Store(tmp_path)
+    with store.transaction() as conn:
+        store_tree(conn, "s", TodoTree(tasks, 3001))
+    store.close()
+    call = {"action": "update", "id": 1, "status": "completed", "session": "s"}
+
+    def run(store: Store) -> None:
+        text, error = call_todo(tmp_path, {**call, "metadata": {"evidence": evidence}}, ENV, store)
+        assert not error, text
+
+    reads = [s for s in statements(tmp_path, run) if "FROM todo_tasks" in s]
+    assert len(reads) < 10, len(reads)
+
+
+@st.composite
+def forests(draw: st.DrawFn) -> tuple[list[Task], int]:
+    """A stored forest and a task to look below: mostly a tree grown from task 1 (each task
+    under an earlier one), with some parents anywhere (cycles, a parent that is missing)."""
+    n = draw(st.integers(1, 14))
+    tasks = []
+    for i in range(1, n + 1):
+        grown = st.integers(1, i - 1) if i > 1 else st.none()
+        parent = draw(st.one_of(grown, grown, st.none() | st.integers(1, n + 1)))
+        status: Status = draw(st.sampled_from(STATUSES))
+        metadata = {} if parent is None else {"parentId": parent}
+        tasks.append(Task(i, f"t{i}", status, metadata=metadata))
+    root = draw(st.one_of(st.just(1), st.integers(1, n + 1)))
+    return tasks, root
+
+
+@settings(max_examples=200, deadline=None)
+@given(forests())
+def test_the_store_finds_the_same_open_tasks_below_as_a_walk(
+    forest: tuple[list[Task], int],
+) -> None:
+    """Any stored forest, cycles and tombstones included: the store's one query names the
+    same nearest open tasks below a task as the walk over tasks in memory does."""
+    tasks, root = forest
+    conn = sqlite3.connect(":memory:")
+    for migration in MIGRATIONS:
+        migration(conn)
+    store_tree(conn, "s", TodoTree(tasks, len(tasks) + 1))
+    stored = TodoTree(source=TaskTable(conn, "s"))
+    assert [t.id for t in stored.open_below(root)] == [t.id for t in walk(tasks, root)]
+    assert stored.open_below(root) == TodoTree(tasks).open_below(root)
+
+
+def walk(tasks: list[Task], root: int) -> list[Task]:
+    """The rule as the spec's words say it, level by level, with no index: the reference."""
+    seen, level = {root}, [root]
+    while level:
+        below = [t for t in tasks if t.parent_id in level and t.id not in seen]
+        seen |= {t.id for t in below}
+        if any(t.open for t in below):
+            return sorted((t for t in below if t.open), key=lambda t: t.id)
+        level = [t.id for t in below]
+    return []
+
+
+def test_a_change_of_this_event_is_seen_below_a_stored_task(tmp_path: Path) -> None:
+    """A task this event reopened or moved counts at once (the store holds the old rows)."""
+    tasks = [Task(1, "root"), Task(2, "a", "completed", metadata={"parentId": 1})]
+    tasks += [Task(3, "b", "completed", metadata={"parentId": 2}), Task(4, "c", "pending")]
+    store = Store(tmp_path)
+    with store.transaction() as conn:
+        store_tree(conn, "s", TodoTree(tasks, 5))
+    stored = TodoTree(source=TaskTable(store.connection(), "s"))
+    assert stored.open_below(1) == ()
+    reopened = stored.with_task(Task(3, "b", "pending", metadata={"parentId": 2}))
+    assert [t.id for t in reopened.open_below(1)] == [3]
+    moved = stored.with_task(Task(4, "c", "pending", metadata={"parentId": 2}))
+    assert [t.id for t in moved.open_below(1)] == [4]
+    store.close()

@@ -8,6 +8,10 @@ adds "resume from the last completed step" to it), and stops when a turn ends wi
 error, the goal is blocked (the goal guard blocks it at the error after its 10 retries, with
 the strategy prompt), the time limit would be spent, or its own 10 retries are used, when it
 tells the user the strategy prompt itself.
+
+The session to resume is the one goalkeeper gave the run (``--session-id``), else, when the
+user chose it (``--resume``, ``--continue``, ``--fork-session``), the one the run's own hook
+events were recorded under: a run whose first event is the failure is retried the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ from goalkeeper.cli.run_agent import program_name
 from goalkeeper.cli.run_claude import run_claude, without_option
 from goalkeeper.store.outcome import AgentExit
 
+RunClaude = Callable[
+    [Path, Sequence[str], int | None, float | None, bool], tuple[AgentExit, str | None]
+]
+
 _STOPPED = ("blocked", "held")
 """Goal states after which only the user moves the work on: retrying would only spend turns."""
 
@@ -35,9 +43,11 @@ def run_claude_retrying(
     *,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    run: RunClaude = run_claude,
 ) -> tuple[AgentExit, str | None]:
     """``run_claude``, then up to ``RETRIES`` resumed runs while the session's last turn ends
-    on an API error; the last run's exit and the session id."""
+    on an API error; the last run's exit and the session id (``run`` starts the agent: Claude
+    Code, or a test's stand-in)."""
     from goalkeeper.config import load_config, relevant_env
     from goalkeeper.core.goals.retry import RETRIES, retry_delay_s
     from goalkeeper.core.messages import make_say, resolve_lang
@@ -47,7 +57,8 @@ def run_claude_retrying(
     say = make_say(resolve_lang(config.lang, _prompt_of(argv)))
     started, waited = clock(), 0.0
     mark = last_entry_id(project)
-    exited, session = run_claude(project, argv, max_turns, limit_s, as_json)
+    exited, session = run(project, argv, max_turns, limit_s, as_json)
+    session = session or run_session(project, mark)
     error = _api_error(project, mark, session)
     for n in range(1, RETRIES + 1):
         if not error or session is None or exited.timed_out or goal_status(project) in _STOPPED:
@@ -64,7 +75,7 @@ def run_claude_retrying(
         waited += delay
         mark = last_entry_id(project)
         again = resume_argv(argv, session, say("goal.run_retry_prompt"))
-        exited, _ = run_claude(project, again, max_turns, left, as_json)
+        exited, _ = run(project, again, max_turns, left, as_json)
         error = _api_error(project, mark, session)
     if error and goal_status(project) not in _STOPPED:
         minutes = f"{waited / 60:.0f}"
@@ -98,6 +109,16 @@ def _prompt_of(argv: Sequence[str]) -> str | None:
         if arg in ("-p", "--print") and not args[i + 1].startswith("-"):
             return args[i + 1]
     return None
+
+
+def run_session(project: Path, mark: int) -> str | None:
+    """The session the run's hook events were recorded under (entries after ``mark``), when
+    the user chose it and so goalkeeper could not name it: None when no event came, or when
+    several sessions wrote (another session in the same project is not this run's to resume)."""
+    from goalkeeper.store.outcome import read_run
+
+    sessions = {e.session_id for e in read_run(project, mark, None) if e.session_id}
+    return sessions.pop() if len(sessions) == 1 else None
 
 
 def _api_error(project: Path, mark: int, session: str | None) -> str:

@@ -49,6 +49,20 @@ class TaskTable:
     def children(self, parent_id: int) -> tuple[Task, ...]:
         return self._select("todo_tasks_parent", "parent_id = ? ORDER BY id", (parent_id,))
 
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        """One recursive query walks the subtree on the parent index and decodes only the
+        answer (before: a query and a decode per task below, ~0.3 s at 10,000 tasks). The walk
+        never re-enters ``task_id``: each task has one parent, so a cycle reachable from it
+        runs through it, and this is what ends one."""
+        rows = self.conn.execute(_OPEN_BELOW, {"s": self.session_id, "root": task_id}).fetchall()
+        found = []
+        for found_id, raw in rows:
+            task = self._tasks.get(found_id) or _decoded(raw)
+            self._tasks[found_id] = task
+            if task is not None:
+                found.append(task)
+        return tuple(found)
+
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         index = "todo_tasks_gated" if gated else "todo_tasks_open"
         where = "open = 1 AND gated = 1" if gated else "open = 1"
@@ -120,6 +134,26 @@ class TaskTable:
                 counts.update({k: int(v) for k, v in stored.items() if k in counts})
             self._summary = (next_id, counts)
         return self._summary
+
+
+_OPEN_BELOW = """
+WITH RECURSIVE below(id, depth, open) AS (
+    SELECT id, 1, open FROM todo_tasks INDEXED BY todo_tasks_parent
+    WHERE session_id = :s AND parent_id = :root AND id != :root
+    UNION ALL
+    SELECT t.id, b.depth + 1, t.open FROM below AS b
+    JOIN todo_tasks AS t INDEXED BY todo_tasks_parent
+        ON t.session_id = :s AND t.parent_id = b.id
+    WHERE b.open = 0 AND t.id != :root
+)
+SELECT t.id, t.task FROM below AS b
+JOIN todo_tasks AS t ON t.session_id = :s AND t.id = b.id
+WHERE b.open = 1 AND b.depth = (SELECT MIN(depth) FROM below WHERE open = 1)
+ORDER BY t.id
+"""
+"""The open tasks nearest below ``:root``: the subtree by depth on the parent index, then the
+rows of the open ones at the smallest depth that has any. The walk does not go below an open
+task: what lies there is deeper than that task, so never the nearest."""
 
 
 def row_of(session_id: str, task: Task) -> tuple[object, ...]:

@@ -95,14 +95,29 @@ ARCHITECTURE_ROUTE = "architecture"
 """The built-in catalog's route for changing the code's structure; any other coarse goal is
 worked through ``COARSE_ROUTE`` (idea-to-ship)."""
 
+# An architecture goal has a shape more than a vocabulary: it changes how units of code are cut
+# (split, merge, extract, flatten … a module, a layer, a class), or which unit may reach which
+# (depends on, imports, calls directly, goes through, only one way), or it names structural debt
+# (a global singleton, a god class, copies of one thing). A feature names the same units but
+# asks for something new for the user, so the relation rules are read only in a goal that does
+# not open by asking for something new or a move to something else.
+
 # A word that always means the code's structure changes. "architecture" counts unless it is the
 # frame the work follows ("following the existing architecture", "按现有架构").
 _STRUCTURE_CHANGE = lazy_re(
     r"(?<![A-Za-z])(?:restructur\w*|refactor\w*|re-?architect\w*|decoupl\w*|"
     r"modulari[sz]\w*|de-?modulari[sz]\w*|untangl\w*|hexagonal|ports?[- ]and[- ]adapters|"
-    r"circular\s+(?:imports?|dependenc\w*)|(?:import|dependency)\s+cycles?)(?![A-Za-z])"
+    r"circular\s+(?:imports?|dependenc\w*)|(?:import|dependency)\s+cycles?|"
+    r"invert\w*\s+(?:the\s+|this\s+|that\s+)?dependenc\w*|dependency\s+(?:inversion|injection)|"
+    r"god\s+(?:class|object)\w*|separation\s+of\s+concerns|single[- ]responsibility|"
+    r"global\s+(?:[\w-]+\s+){0,2}(?:singletons?|state|variables?|objects?)|singletons?|"
+    r"composition\s+over\s+inheritance|big\s+ball\s+of\s+mud|"
+    r"(?:reduc|loosen|lower|minimi[sz]|cut)\w*\s+(?:the\s+)?coupling|loose(?:ly)?[- ]coupl\w*|"
+    r"(?:shrink|narrow|trim|reduc)\w*\s+(?:\S+\s+){0,4}?(?:API\s+)?surface|"
+    r"(?:remov|drop)\w*\s+(?:\S+\s+){0,3}?imports?)(?![A-Za-z])"
     r"|(?<!existing )(?<!current )(?<!same )(?<!following )(?<![A-Za-z])architect(?:ure|ural)\w*"
-    r"|重构|解耦|模块化|循环依赖|循环引用|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
+    r"|重构|解耦|模块化|循环依赖|循环引用|依赖倒置|依赖反转|依赖注入|单例|全局变量|全局状态|上帝类"
+    r"|职责分离|单一职责|(?:降低|减少|减小|解除)\S{0,12}耦合|松耦合|关注点分离|(?<!现有)(?<!当前)(?<!既有)(?<!已有)(?<!按照)(?<!遵循)架构",
     re.IGNORECASE,
 )
 # A verb that changes structure only when its object is a unit of structure: "split the
@@ -110,54 +125,122 @@ _STRUCTURE_CHANGE = lazy_re(
 _STRUCTURE_VERB = lazy_re(
     r"(?<![A-Za-z])(?:re-?design\w*|split\w*|merg(?:e|es|ed|ing)|extract\w*|consolidat\w*|"
     r"reorgani[sz]\w*|rework\w*|reshap\w*|deepen\w*|unif(?:y|ies|ied|ying)|carve\s+out|"
-    r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning)\s+(?:\S+\s+){0,6}?(?:out|up|apart|into)|"
+    r"(?:pull|move|moving|moved|break|breaking|broke|turn|turning|carve|cut|get|take|fold)\s+"
+    r"(?:\S+\s+){0,6}?(?:out|up|apart|into)|rearrang\w*|gather\w*|"
+    r"(?:wrap|hide|hiding|put|isolat\w*)\s+(?:\S+\s+){0,6}?behind|introduc\w*|flatten\w*|"
+    r"decompos\w*|encapsulat\w*|centrali[sz]\w*|factor\w*\s+(?:\S+\s+){0,4}?(?:out|into)|"
     r"collaps\w*|combin\w*|separat\w*|isolat\w*|invert\w*)(?![A-Za-z])"
-    r"|重新设计|拆分|拆成|合并|合到|合成|并入|抽取|提取|抽出|抽离|剥离|整合|重组|理顺|加深|重新划分",
+    r"|重新设计|拆分|拆成|拆开|合并|合到|合成|并入|抽取|提取|抽出|抽离|剥离|整合|重组|理顺|加深|重新划分"
+    r"|收拢|收敛|归并|封装|下沉|分离|隔离|分开|移到|挪到|移出|拆到|重新组织",
     re.IGNORECASE,
 )
 _STRUCTURE_UNIT = lazy_re(
     r"(?<![A-Za-z])(?:modules?|packages?|layers?|services?|components?|boundar(?:y|ies)|"
     r"interfaces?|codebase|code\s+base|crates?|subsystems?|monolith\w*|seams?|"
     r"dependency\s+graph|module\s+structure|project\s+structure|shared\s+kernel|"
-    r"depend(?:s|ing)?\s+on\s+each\s+other|circular\s+(?:imports?|dependenc\w*))(?![A-Za-z])"
-    r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构",
+    r"depend(?:s|ing)?\s+on\s+each\s+other|circular\s+(?:imports?|dependenc\w*)|"
+    r"class(?:es)?|responsibilit(?:y|ies)|inheritance|(?:class|package)\s+hierarch\w*|"
+    r"adapters?|facades?|bounded\s+contexts?|(?:business|domain|core|presentation|validation)\s+logic|"
+    r"data\s+access|side[- ]effects|I/O|(?:shared|common)\s+(?:library|package|module)|"
+    r"source\s+tree|(?:feature|package)\s+folders?|call\s+sites?|"
+    r"(?:into|in)\s+its\s+own\s+(?:worker|process|deployable|file|folder|repo\w*))(?![A-Za-z])"
+    r"|模块|分层|层次|(?<![楼])层(?!级)|包结构|子系统|组件|服务(?!器)|边界|接口|代码库|单体|目录结构"
+    r"|职责|适配器|(?<![这那各某同一两几多此该分种门])类(?![型似别])|(?:业务|计算|校验|核心)逻辑|共享库|公共库"
+    r"|(?<![A-Za-z])IO(?![A-Za-z])|分包|各自的(?:文件|包|目录)",
+    re.IGNORECASE,
+)
+# Consolidation: copies of one thing made into one ("the three copies of the retry logic",
+# "重复的重试逻辑收敛到一个公共库"); a verb of merging alone may merge two UI elements.
+_DEDUPLICATE = lazy_re(r"(?<![A-Za-z])(?:de-?dup\w*|de-?duplicat\w*)(?![A-Za-z])|去重", re.I)
+_CONSOLIDATE = lazy_re(
+    r"(?<![A-Za-z])(?:merg\w*|consolidat\w*|combin\w*|unif\w*|collaps\w*|fold\w*|gather\w*)"
+    r"(?![A-Za-z])|合并|合到|合成|收敛|归并|收拢|抽取|提取|统一成|统一的",
+    re.IGNORECASE,
+)
+# Copies by name (always code) and copies by look (scattered, nearly identical: code only when
+# a unit of code is named too; "各处的提示文案统一成一种语气" is the copy of the UI).
+_COPIES = lazy_re(
+    r"(?<![A-Za-z])(?:cop(?:y|ies)\s+of|duplicat\w*|repeated|slightly\s+different|"
+    r"hand-?rolled|copy-?(?:and-?)?past\w*|copied)(?![A-Za-z])|重复|多份|几份|复制粘贴"
+    r"|[几多两三四五六七八九\d]+种(?:写法|实现|做法)",
+    re.IGNORECASE,
+)
+_LOOKALIKES = lazy_re(
+    r"(?<![A-Za-z])(?:(?:nearly|almost)\s+identical|identical|competing|scattered|"
+    r"all\s+over\s+the\s+place|everywhere)(?![A-Za-z])|散落|各处|到处|几乎一样|一模一样",
     re.IGNORECASE,
 )
 
-# How units relate (who depends on whom, where the seams are): a goal about these between units
-# of structure is about the structure, unless it opens by asking for something new or for a
-# move to something else (a migration, a port, an upgrade: features of the project's life).
+# How units relate (who depends on, imports or calls whom, what goes through or behind what)
+# and the rules put on it (only, never, no longer, 不能, 只能): a goal made of these and of units
+# of code is about the structure.
 _STRUCTURE_RELATION = lazy_re(
-    r"(?<![A-Za-z])(?:depend(?:s|ed|ing|ency|encies)?|seams?|interfaces?|boundar(?:y|ies)|"
-    r"coupl(?:ed|ing)|layering)(?![A-Za-z])|依赖|边界|接口|耦合",
+    r"(?<![A-Za-z])(?:depend(?:s|ed|ing|ency|encies)?|independen\w*|seams?|interfaces?|"
+    r"boundar(?:y|ies)|coupl(?:ed|ing)|layering|imports?|importing|call(?:s|ed|ing)?|"
+    r"directly|reach(?:es|ing)?\s+into|through|behind|between|owns?|its\s+own|"
+    r"one-?way|downward|upward|(?:the\s+)?other\s+way\s+(?:round|around)|plug\s+into|"
+    r"know(?:s|ing)?\s+(?:nothing|anything)\s+about|(?:publish|emit)\w*\s+events)(?![A-Za-z])"
+    r"|依赖|边界|接口|耦合|反向|反过来|单向|互相|直接|引用|调用|访问|通过|经过|走(?=\S{0,4}统一)",
+    re.IGNORECASE,
+)
+_CODE_UNIT = lazy_re(
+    r"(?<![A-Za-z])(?:handlers?|controllers?|views?|models?|ORM|SDKs?|clients?|backends?|"
+    r"repositor(?:y|ies)|core|domain|infra(?:structure)?|kernel|frameworks?|callers?|"
+    r"tables?|handling|functions?|state\s+(?:stores?|management)|caches?)(?![A-Za-z])"
+    r"|控制器|仓储|框架|中间件|领域|核心|公共库|(?<![数])库(?![存])|包(?![括含装])|数据库|函数|缓存",
+    re.IGNORECASE,
+)
+_STRUCTURE_RULE = lazy_re(
+    r"(?<![A-Za-z])(?:never|no\s+longer|must\s+not|may\s+not|cannot|can't|only|stop\w*|"
+    r"nothing|instead\s+of|independent\s+of|no\s+\w+(?:\s+\w+){0,3}\s+may|"
+    r"know(?:s|ing)?\s+nothing\s+about)(?![A-Za-z])"
+    r"|不再|不能|只能|禁止|不得|不允许|消除|去掉",
     re.IGNORECASE,
 )
 _FEATURE_LEAD = lazy_re(
     r"^\W*(?:(?:goal|目标)\s*[:：]\s*)?(?:add|adds|adding|implement\w*|build\w*|ship\w*|"
     r"creat\w*|support\w*|write|writ\w*|design(?:s|ing)?\s+a\s+new|migrat\w*|port|"
-    r"porting|upgrad\w*|实现|添加|加上|新增|开发|做一个|为|迁移|升级)",
+    r"porting|upgrad\w*|实现|添加|加上|新增|开发|做一个|为|迁移|升级|支持)",
     re.IGNORECASE,
 )
+STRUCTURE_SIGNS = 3
+"""Relations, rules and units of code a goal must name (one relation at least) to be read as a
+structural one: "service dependency map" (2) is a feature, "views may no longer query the
+database directly" (4) is not."""
 
 
 def route_for(text: str) -> str:
     """The route a coarse goal is worked through (seed 001 decision 7 with the catalog's routes,
     seed 003): ``architecture`` when it changes the code's structure — a structure word
-    (restructure, refactor, decouple, 重构, 架构 …), a verb such as redesign, split, merge,
-    extract (拆分, 合并 …) applied to modules, layers, services or boundaries, or how units
-    depend on each other (seams, interfaces, 依赖) in a goal that does not open by asking for
-    something new or a migration — else ``idea-to-ship``. Text in backticks (a command) is
-    not read. Never raises."""
-    masked = _mask_inline(text)
+    (restructure, refactor, decouple, dependency inversion, a global singleton, 重构, 架构 …),
+    a verb such as redesign, split, merge, extract, flatten, wrap … behind (拆分, 合并, 收拢 …)
+    applied to modules, layers, services, classes or boundaries, copies of one thing merged
+    into one, or how units of code reach each other (depends on, imports, calls directly, only
+    one way, 依赖, 不能直接访问) in a goal that does not open by asking for something new or a
+    migration — else ``idea-to-ship``. Text in backticks (a command) is not read. Never
+    raises."""
+    masked = mask_inline(text)
     if _STRUCTURE_CHANGE.search(masked):
         return ARCHITECTURE_ROUTE
     if _STRUCTURE_VERB.search(masked) and _STRUCTURE_UNIT.search(masked):
         return ARCHITECTURE_ROUTE
-    if _STRUCTURE_RELATION.search(masked) and not _FEATURE_LEAD.match(masked):
-        structural = len(_STRUCTURE_UNIT.findall(masked)) + len(_STRUCTURE_RELATION.findall(masked))
-        if structural >= 3:  # the relation and the units it relates (interface counts twice)
+    if _FEATURE_LEAD.match(masked):
+        return COARSE_ROUTE
+    if _DEDUPLICATE.search(masked) or (_CONSOLIDATE.search(masked) and _COPIES.search(masked)):
+        return ARCHITECTURE_ROUTE
+    if _CONSOLIDATE.search(masked) and _LOOKALIKES.search(masked) and _names_code(masked):
+        return ARCHITECTURE_ROUTE
+    relations = len(_STRUCTURE_RELATION.findall(masked))
+    if relations:
+        units = len(_STRUCTURE_UNIT.findall(masked)) + len(_CODE_UNIT.findall(masked))
+        if relations + units + len(_STRUCTURE_RULE.findall(masked)) >= STRUCTURE_SIGNS:
             return ARCHITECTURE_ROUTE
     return COARSE_ROUTE
+
+
+def _names_code(text: str) -> bool:
+    """A unit of code is named (a module, a layer, handlers, a cache …)."""
+    return bool(_STRUCTURE_UNIT.search(text) or _CODE_UNIT.search(text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +286,7 @@ def split_stages(text: str) -> tuple[str, ...]:
     introduction ending in a colon before a list or a "first" is the goal, not a stage, and is
     dropped. Text in backticks is never split. Never raises."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    masked = _mask_inline(text)
+    masked = mask_inline(text)
     pieces: list[str] = []
     intro = False  # the first piece introduces the others
     last = 0
@@ -220,7 +303,7 @@ def split_stages(text: str) -> tuple[str, ...]:
     return tuple(s for s in stages if s)
 
 
-def _mask_inline(text: str) -> str:
+def mask_inline(text: str) -> str:
     """Inline code spans filled with a control character: neither a separator nor a space."""
     lines = text.split("\n")
     return "\n".join(blank_spans(line, inline_code_spans(line), "\x01") for line in lines)

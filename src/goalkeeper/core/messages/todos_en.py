@@ -61,6 +61,7 @@ MESSAGES: dict[str, str] = {
     "todo.error.subject": "create needs a non-empty subject",
     "todo.error.create_status": "a task cannot be created {status}: create it, then update it (completing needs evidence)",
     "todo.error.id": 'id must be a number, got: {value} (the task number, such as 3 or "3")',
+    "todo.error.blocked_by": 'blockedBy must list task numbers, such as [1, 2] or ["1", "2"]; cannot read: {value}',
     "todo.error.unknown": "task #{id} does not exist",
     "todo.error.status": "status must be pending|in_progress|completed|deleted, got: {status}",
     "todo.error.input": "the todo arguments must be a JSON object",

@@ -62,6 +62,7 @@ MESSAGES: dict[str, str] = {
     "todo.error.subject": "create 需要非空的 subject",
     "todo.error.create_status": "任务不能以 {status} 状态创建：先创建，再 update（标 completed 需要证据）",
     "todo.error.id": 'id 必须是数字，实际: {value}（任务编号，如 3 或 "3"）',
+    "todo.error.blocked_by": 'blockedBy 须列出任务编号，如 [1, 2] 或 ["1", "2"]；无法读取: {value}',
     "todo.error.unknown": "任务 #{id} 不存在",
     "todo.error.status": "status 必须是 pending|in_progress|completed|deleted，实际: {status}",
     "todo.error.input": "todo 的参数必须是 JSON 对象",

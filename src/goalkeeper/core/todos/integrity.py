@@ -13,6 +13,8 @@ and deleted children too. Pure; never raises.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from goalkeeper.core.todos.tree import Task, Tasks, as_tree, is_number, js_str, validate_parent_ref
 from goalkeeper.core.values import Problem
 
@@ -38,19 +40,37 @@ def validate_move(tasks: Tasks, task_id: object, parent_id: object) -> Problem |
 def open_descendants(tasks: Tasks, task_id: int) -> tuple[Task, ...]:
     """The open tasks nearest below ``task_id``: its open children if it has any (what the
     spec names), else those of the first level below that has some, looking through completed
-    and deleted tasks alike (a tombstone does not close the work hung under it). A subtree with
-    nothing open is read once, whole; each task is visited once, so a stored cycle ends."""
-    tree = as_tree(tasks)
+    and deleted tasks alike (a tombstone does not close the work hung under it). The tree's
+    source answers it at once (the store in one query, ``TaskTable.open_below``): completing
+    the root of a 10,000-task tree used to ask each task below for its children."""
+    return as_tree(tasks).open_below(task_id)
+
+
+def nearest_open_below(children: Callable[[int], Iterable[Task]], task_id: int) -> tuple[Task, ...]:
+    """The open tasks nearest below ``task_id``, by id: its open children if it has any, else
+    those of the first level below that has some, looking through completed and deleted tasks
+    alike (seed 002 tree integrity). Each task is visited once, so a stored cycle ends; a
+    subtree with nothing open is read once, whole, through ``children``."""
     seen, level = {task_id}, [task_id]
     while level:
         below: list[Task] = []
         for parent in level:
-            for child in tree.children(parent):
+            for child in children(parent):
                 if child.id not in seen:
                     seen.add(child.id)
                     below.append(child)
-        found = tuple(t for t in below if t.open)
+        found = tuple(sorted((t for t in below if t.open), key=lambda t: t.id))
         if found:
             return found
         level = [t.id for t in below]
     return ()
+
+
+def by_parent(tasks: Iterable[Task]) -> Callable[[int], Iterable[Task]]:
+    """``children`` over tasks in memory, indexed once: a walk asking every task's children
+    of a scan per task would be quadratic."""
+    index: dict[int, list[Task]] = {}
+    for t in tasks:
+        if t.parent_id is not None:
+            index.setdefault(t.parent_id, []).append(t)
+    return lambda parent_id: index.get(parent_id, ())

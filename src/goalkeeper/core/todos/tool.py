@@ -8,6 +8,7 @@ builds the reply (``core/todos/reply.py``, bounded whatever the size).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,9 +22,9 @@ from goalkeeper.core.todos.tree import (
     UNDEFINED,
     Task,
     TodoTree,
-    ids_of,
     is_number,
     js_str,
+    task_key,
 )
 from goalkeeper.core.values import Problem
 
@@ -44,7 +45,8 @@ class TodoCall(Struct, frozen=True):
     subject: str | None = None
     description: str | None = None
     status: object = None
-    blocked_by: object = None
+    blocked_by: tuple[int, ...] | None = None
+    """``blockedBy`` read leniently (``task_numbers``); None when the call does not set it."""
     metadata: Mapping[str, Any] | None = None
     evidence: object = None
     has_evidence: bool = False
@@ -88,13 +90,16 @@ def parse_todo_call(raw: object) -> TodoCall | Problem:
         return Problem.of("todo.error.id", value=_shown(task_id)[:SHOWN_ID])
     if metadata is not None and "parentId" in metadata:
         metadata = {**metadata, "parentId": task_number(metadata["parentId"])}
+    blocked_by = None if raw.get("blockedBy") is None else task_numbers(raw["blockedBy"])
+    if isinstance(blocked_by, Problem):
+        return blocked_by
     return TodoCall(
         action=str(action),
         id=task_id,
         subject=subject if isinstance(subject, str) else None,
         description=description if isinstance(description, str) else None,
         status=raw.get("status"),
-        blocked_by=raw.get("blockedBy"),
+        blocked_by=blocked_by,
         metadata=dict(metadata) if metadata is not None else None,
         evidence=evidence,
         has_evidence=has_evidence,
@@ -112,6 +117,31 @@ def task_number(value: object) -> object:
         if text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS:
             return int(text)
     return value
+
+
+def task_numbers(value: object) -> tuple[int, ...] | Problem:
+    """``blockedBy`` read like an id (seed 002: lenient normalization): a list of numbers or
+    numeric strings (``[1, "2", "#3"]``), one of them alone, or a string listing them
+    (``"1, 2"``) are those ids, in order, each once; an empty list or string is none. Only what
+    names no task is refused, with what was sent: a dependency dropped in silence would let the
+    task start, and be judged, as if it had none."""
+    if isinstance(value, str):
+        items: list[object] = [p for p in _ID_SEPARATORS.split(value.strip()) if p]
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        items = [value]
+    ids: dict[int, None] = {}
+    for item in items:
+        key = task_key(task_number(item))
+        if key is None:
+            shown = json.dumps(item, ensure_ascii=False, default=str)  # "1" vs 1 matters here
+            return Problem.of("todo.error.blocked_by", value=shown[:SHOWN_ID])
+        ids[key] = None
+    return tuple(ids)
+
+
+_ID_SEPARATORS = re.compile(r"[\s,，、]+")
 
 
 class Applied(Struct, frozen=True):
@@ -143,7 +173,7 @@ def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
             id=tree.next_id,
             subject=call.subject.strip(),
             status=status,
-            blocked_by=ids_of(call.blocked_by),
+            blocked_by=call.blocked_by or (),
             metadata=_json_clean(call.metadata or {}),
             description=call.description,
             created_at=now,
@@ -164,7 +194,7 @@ def apply_todo(tree: TodoTree, call: TodoCall, now: float) -> Applied | Problem:
     if call.description is not None:
         changes["description"] = call.description
     if call.blocked_by is not None:
-        changes["blocked_by"] = ids_of(call.blocked_by)
+        changes["blocked_by"] = call.blocked_by
     if call.metadata is not None:
         changes["metadata"] = _json_clean({**found.metadata, **call.metadata})
     updated = replace(found, **changes)

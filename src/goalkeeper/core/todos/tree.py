@@ -104,6 +104,11 @@ class TaskSource(Protocol):
 
     def children(self, parent_id: int) -> tuple[Task, ...]: ...
 
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        """The open tasks nearest below ``task_id`` (``nearest_open_below``), by id: one
+        question, so the store answers it in one query instead of one per task below."""
+        ...
+
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         """Open tasks (gated ones only, if asked) with an id above ``after``, ascending."""
         ...
@@ -131,6 +136,11 @@ class MemoryTasks:
 
     def children(self, parent_id: int) -> tuple[Task, ...]:
         return tuple(t for t in self._by_id.values() if t.parent_id == parent_id)
+
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        from goalkeeper.core.todos.integrity import by_parent, nearest_open_below
+
+        return nearest_open_below(by_parent(self._by_id.values()), task_id)
 
     def open_tasks(self, after: int, limit: int, *, gated: bool = False) -> tuple[Task, ...]:
         found = sorted(
@@ -217,6 +227,24 @@ class TodoTree:
         stored = [t for t in self.source.children(parent_id) if t.id not in self.changed]
         mine = [t for t in self.changed.values() if t.parent_id == parent_id]
         return tuple(sorted((*stored, *mine), key=lambda t: t.id))
+
+    def open_below(self, task_id: int) -> tuple[Task, ...]:
+        """The open tasks nearest below ``task_id`` (``nearest_open_below``): the source's one
+        answer when this event changed nothing, else a walk over the source's children with
+        the changes in place of what they replace. An id no task can have has nothing below."""
+        if task_key(task_id) is None:
+            return ()
+        if not self.changed:
+            return self.source.open_below(task_id)
+        from goalkeeper.core.todos.integrity import by_parent, nearest_open_below
+
+        changed = by_parent(self.changed.values())
+
+        def children(parent_id: int) -> Iterable[Task]:
+            stored = self.source.children(parent_id)
+            return [*(t for t in stored if t.id not in self.changed), *changed(parent_id)]
+
+        return nearest_open_below(children, task_id)
 
     def open_tasks(self, limit: int, *, after: int = 0, gated: bool = False) -> tuple[Task, ...]:
         """The first ``limit`` open tasks (of those with a declared gate, if asked) by id."""
@@ -419,7 +447,11 @@ TOOL_SCHEMA: dict[str, Any] = {
         "subject": {"type": "string", "description": "one verifiable result (create)"},
         "description": {"type": "string"},
         "status": {"type": "string", "enum": list(STATUSES)},
-        "blockedBy": {"type": "array", "items": {"type": "integer"}},
+        "blockedBy": {
+            "type": "array",
+            "items": {"type": ["integer", "string"]},
+            "description": "ids of the tasks this one waits for",
+        },
         "metadata": {
             "type": "object",
             "description": "parentId (tree), gate (test / audit duty), evidence (to complete)",
