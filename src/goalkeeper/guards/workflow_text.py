@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, TypeVar
 
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import Block, Problem
 from goalkeeper.guards.spec import Context, Verdict
 
@@ -31,10 +32,32 @@ def step_text(record: Any, content: str, action: str, ctx: Context, *, request: 
         route=record.route,
         phase=record.phase,
         work_item=record.work_item,
-        body=content or say("workflow.already_delivered"),
+        body=framed(content, ctx) or say("workflow.already_delivered"),
         request=say("workflow.request", request=request) if request else "",
         contract=contract(record, action, ctx),
     )
+
+
+_SOURCE_ID = lazy_re(r'(?m)^<procedure-source id="([^"]+)" source="procedure/')
+
+
+def framed(content: str, ctx: Context) -> str:
+    """The rendered procedure blocks with goalkeeper's framing around them, kept out of the
+    texts themselves: the procedure files are the upstream methods byte for byte (their digests
+    in PROVENANCE.json prove it), so how to read them through goalkeeper's tools comes first,
+    and a procedure's goalkeeper duties (``workflow.note.<id>``, e.g. the orchestration
+    contract of implement and code-review) follow its blocks. Empty content stays empty."""
+    if not content:
+        return content
+    say = ctx.say
+    head = say("workflow.methods", active=tool_name(ctx, ACTIVE), ask=tool_name(ctx, ASK))
+    notes = []
+    for ident in dict.fromkeys(_SOURCE_ID.findall(content)):
+        key = f"workflow.note.{ident}"
+        note = str(say(key))
+        if note != key:  # most procedures carry no goalkeeper duty of their own
+            notes.append(note)
+    return "\n\n".join((str(head), content, *notes))
 
 
 def contract(record: Any, action: str, ctx: Context) -> str:
@@ -107,18 +130,21 @@ def text_of(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def standalone_text(catalog: Any, capability: str, read: Any, say: Any, request: str = "") -> str:
+def standalone_text(
+    catalog: Any, capability: str, read: Any, ctx: Context, request: str = ""
+) -> str:
     """What the model reads to run a standalone capability (its resolved bundle), for the
     gateway tool and the ``/workflow <capability>`` command alike."""
     from goalkeeper.core.workflows.resolver import bundle
 
+    say = ctx.say
     got = bundle(catalog, capability, read)
     return str(
         say(
             "workflow.standalone",
             capability=capability,
             available=listed(got.available, say),
-            body=got.content,
+            body=framed(got.content, ctx),
             request=say("workflow.request", request=request) if request else "",
         )
     )

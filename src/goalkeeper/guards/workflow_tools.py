@@ -19,6 +19,7 @@ from goalkeeper.guards.workflow_text import (
     ASK,
     GATEWAY,
     contract,
+    framed,
     listed,
     phase_title,
     procedures_of,
@@ -64,7 +65,7 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
             if found is None or not found.standalone or found.invocation != "model":
                 problem = Problem.of("workflow.error.capability", capability=cap)
                 return Verdict((Block(problem.render(say)),), s)
-            text = standalone_text(catalog, found.id, read, say)
+            text = standalone_text(catalog, found.id, read, ctx)
             data = {"mode": "capability", "capability": found.id}
             return Verdict((Reply(data, text),), s)  # no record: a capability has no state
         if mode == "reference":
@@ -79,7 +80,7 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
                 capability=found.id,
                 reference=got.root,
                 available=listed(got.available, say),
-                body=got.content,
+                body=framed(got.content, ctx),
             )
             data = {"mode": "reference", "capability": found.id, "reference": got.root}
             return Verdict((Reply(data, text),), s)
@@ -169,7 +170,7 @@ def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
                 "workflow.reference",
                 work_item=new.work_item,
                 reference=got.root,
-                body=content or say("workflow.already_delivered"),
+                body=framed(content, ctx) or say("workflow.already_delivered"),
                 contract=contract(new, verb, ctx),
             )
             data = new.to_json()
