@@ -133,7 +133,9 @@ def _read(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     with how many are left; with none waiting, says so."""
     say = ctx.say
     if not s.pending:
-        return Verdict((Reply({"mode": "read", "left": 0}, say("workflow.read.none")),), s)
+        return Verdict(
+            (Reply({"mode": "read", "part": False, "left": 0}, say("workflow.read.none")),), s
+        )
     part, left = s.pending[0], s.pending[1:]
     gateway = tool_name(ctx, GATEWAY)
     tail = (
@@ -141,7 +143,7 @@ def _read(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
         if left
         else say("workflow.read.last")
     )
-    data = {"mode": "read", "left": len(left)}
+    data = {"mode": "read", "part": True, "left": len(left)}
     return Verdict((Reply(data, f"{part}\n\n{tail}"),), replace(s, pending=left))
 
 
