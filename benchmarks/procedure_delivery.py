@@ -6,9 +6,12 @@ session (delta delivery, catalog spec §6.5), so the cost is per event — a rou
 transition, a reference load, a standalone capability, a restore. This drives the real engine
 (``Supervisor``, the built-in catalog, English, Claude Code's tool names) through every route:
 the start, then transitions along the route (the first allowed next procedure not yet visited)
-until none is left, and every model-reachable capability once. It reports the characters of
-each delivered text and, per route, the whole walk; the per-turn guidance of an active workflow
-is shown for reference (it carries no procedure text).
+until none is left, and every model-reachable capability once, under each cap a message meets
+(none, 25,000 and 10,000 UTF-8 bytes; ``CAPS``), reading the parts that did not fit with the
+gateway's read mode. It reports the characters of each step (its first message and its parts),
+the parts, the largest message and, per route, the whole walk; and the whole hook context of
+``/workflow <route> <task>`` under Claude Code's 10,000 cap. The per-turn guidance of an active
+workflow is shown for reference (it carries no procedure text).
 
 Before/after: run it against another checkout's sources, e.g.
 ``PYTHONPATH=/path/to/other/src .venv/bin/python benchmarks/procedure_delivery.py``.

@@ -231,3 +231,15 @@ def test_without_a_cap_the_methods_arrive_in_one_message(tmp_path: Path) -> None
     h = Host(tmp_path, "codex", "en")
     started = h.prompt("s", f"/workflow wayfinding {REQUEST}")
     assert 'part="' not in started and len(started.encode()) > 10_000
+
+
+def test_each_host_declares_its_caps_and_an_unknown_client_gets_the_smallest() -> None:
+    """Claude Code's hook 10,000 and MCP result 25,000; Codex's result 10,000; Gemini's 40,000;
+    a client goalkeeper does not know: 10,000, the smallest known."""
+    assert claude_code.MAX_HOOK_TEXT == 10_000
+    assert [max_tool_text(h) for h in ("claude", "codex", "gemini", "other")] == [
+        25_000,
+        10_000,
+        40_000,
+        10_000,
+    ]
