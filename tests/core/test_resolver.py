@@ -423,3 +423,18 @@ def test_delta_errors_like_the_context(real: Catalog) -> None:
         delta(real, "nope", [], (), fake_read)
     with pytest.raises(ResolveError, match=r"not disclosed by the restored workflow context"):
         delta(real, "research", ["LOGIC"], (), fake_read)
+
+
+def test_front_matter_is_left_out_of_the_rendered_text() -> None:
+    """The built-in texts are upstream skill files byte for byte; their ``---`` metadata block
+    is for a skill loader, not the model. A text that merely opens with a thematic break, or an
+    unclosed block, is rendered as written."""
+    entry = Procedure(id="p", file="p.md", kind="utility", invocation="model", label="P")
+    catalog = Catalog((entry,))
+    skill = "---\nname: p\ndisable-model-invocation: true\n---\n\nRun a `/grilling` session.\n"
+    assert render(catalog, entry, skill) == (
+        '<procedure-source id="p" source="procedure/p">\nRun a `/grilling` session.\n'
+        "</procedure-source>"
+    )
+    for kept in ("---\n\nA rule, then text.\n---\n", "---\nname: p\nno end"):
+        assert kept.strip() in render(catalog, entry, kept)

@@ -53,7 +53,8 @@ def test_host_names_replace_the_tool_names(catalog: Catalog) -> None:
 
 
 def test_the_gateway_route_enum_is_the_catalog_routes_in_order(catalog: Catalog) -> None:
-    """Routes come from the catalog, in catalog order; modes are the three of §8.1."""
+    """Routes come from the catalog, in catalog order; modes are the three of §8.1 and `read`
+    (the parts of procedure texts that did not fit the host's cap)."""
     props = specs(catalog)["workflow"].parameters["properties"]
     assert props["route"]["enum"] == [r.route for r in catalog.routes()]
     assert props["route"]["enum"] == [
@@ -63,7 +64,7 @@ def test_the_gateway_route_enum_is_the_catalog_routes_in_order(catalog: Catalog)
         "wayfinding",
         "architecture",
     ]
-    assert props["mode"]["enum"] == ["workflow", "capability", "reference"]
+    assert props["mode"]["enum"] == ["workflow", "capability", "reference", "read"]
     assert specs(catalog)["workflow"].parameters["required"] == ["mode"]
 
 

@@ -126,6 +126,37 @@ def test_the_workflow_command_starts_a_route_with_the_users_task(case: Case) -> 
     assert [(r["route"], r["status"]) for r in records] == [("hard-bug", "active")]
 
 
+def test_a_long_route_start_arrives_whole_and_the_model_reads_the_rest(case: Case) -> None:
+    """`/workflow wayfinding <task>`: the wayfinder method alone is longer than Claude Code's
+    10,000-character cap on a hook's context, so goalkeeper sends the frame, the task and what
+    fits (the whole message arrives, not a preview), and the model reads the other parts with
+    the gateway's read mode, each a tool result that arrives whole, until the last."""
+    case.install()
+    rules: list[dict[str, Any]] = [
+        {"name": "nudged", "when": {"tail_contains": "is still active"},
+         "reply": text("I wait for the user before the next step.")},
+        {"name": "wrap-up", "when": {"tail_contains": "That was the last part"},
+         "reply": text("I have read every part of the procedure.")},
+        {"name": "read-again", "when": {"tail_contains": "more part(s) to read"},
+         "reply": call(GATEWAY, mode="read")},
+        {"name": "read", "when": {"contains": "with mode read now"},
+         "reply": call(GATEWAY, mode="read")},
+    ]  # fmt: skip
+    task = "map the billing exports before the rewrite"
+    run = case.run_claude(rules, prompt=f"/workflow wayfinding {task}", extra_env=ENV)
+    assert run.rules == ["read", "read-again", "wrap-up", "nudged"], run.describe()
+    assert_clean_exit(run)
+    first = json.dumps(run.requests[0]["body"]["messages"])
+    assert f"User target/request:\\n{task}" in first
+    assert "## Workflow state contract" in first  # the end of the message: it came whole
+    assert "persisted-output" not in first and "Output too large" not in first
+    parts = [result_text(only_result(run, i)) for i in (1, 2)]
+    assert parts[0].startswith("# goalkeeper procedure texts, part 2 of 3"), parts[0][:200]
+    assert parts[1].startswith("# goalkeeper procedure texts, part 3 of 3"), parts[1][:200]
+    assert all('source="procedure/' in p for p in parts)
+    assert all(len(p) <= 10_000 for p in parts)
+
+
 ASK = "mcp__goalkeeper__workflow_ask"
 QUESTION = {"question": "Which fix first?", "options": ["the parser", "the cache"],
             "recommended": "the parser"}  # fmt: skip

@@ -342,12 +342,15 @@ def test_every_bundle_fits_the_cap(real: LoadedCatalog) -> None:
 
 
 def test_links_in_procedure_texts_resolve(real: LoadedCatalog) -> None:
-    """Every ``capability:`` link targets a model-standalone capability, and every relative
-    Markdown link to a sibling file targets a catalogued file."""
+    """Every ``capability:`` link targets a model-standalone capability, and every Markdown
+    link to a sibling file targets a catalogued file. The upstream texts link ``SKILL.md`` for
+    the skill a reference belongs to (the step's reading note says so: the procedure that
+    disclosed it) and show project paths such as ``./src/billing/CONTEXT.md`` in examples."""
     model = {p.id for p in real.catalog.model_standalone()}
     for entry in real.catalog.entries:
         text = real.read(entry)
         for target in re.findall(r"\]\(capability:([^)#\s]+)", text):
             assert target in model, f"{entry.file}: capability:{target}"
-        for target in re.findall(r"\]\(\./([^)#\s]+)", text):
-            assert real.catalog.find_by_file(target) is not None, f"{entry.file}: ./{target}"
+        for target in re.findall(r"\]\((?:\./)?([A-Za-z0-9.-]+\.(?:md|sh))[)#]", text):
+            if target != "SKILL.md":
+                assert real.catalog.find_by_file(target) is not None, f"{entry.file}: {target}"

@@ -75,6 +75,7 @@ class Supervisor:
         runner: Runner | None = None,
         tool_names: Mapping[str, str] | None = None,
         host_files: tuple[str, ...] = (),
+        max_text: int | None = None,
     ) -> None:
         self.project = project
         self.config = config
@@ -86,6 +87,7 @@ class Supervisor:
         self.runner = runner or SubprocessRunner()
         self.tool_names = dict(tool_names or {})
         self.host_files = host_files
+        self.max_text = max_text
 
     def read_text(self, rel: str) -> str | None:
         """A file under the project, at most 256 KB; None otherwise (never outside it)."""
@@ -215,6 +217,7 @@ class Supervisor:
                 accepted_plans=accepted or frozenset(),
                 workflow=WorkflowView.of(row.guards.get("workflow")),
                 continuations=row.continuations,
+                max_text=self.max_text,
             )
             tasks = TaskTable(conn, session_id)  # the todo tree's rows, read only when asked
             states = {

@@ -61,6 +61,11 @@ class Context(Struct, frozen=True):
     workflow: WorkflowView | None = None
     """The session's workflow as it stood when the event arrived (the workflow guard's), so the
     goal guard can tell a coarse goal's route still shaping from one implementing."""
+    max_text: int | None = None
+    """The most UTF-8 bytes one message to the model may carry on this host (None: no known
+    cap). A longer one the host cuts itself (Claude Code: a hook's ``additionalContext`` over
+    10,000 characters becomes a preview and a file path), so a guard with long text to deliver
+    asks this and splits the text into parts that fit (``core.workflows.pages``)."""
     continuations: int = 0
     """Automatic continuations in a row so far (the engine's count, before this answer): a guard
     that asks for an optional extra round (a review) asks only below ``max_continuations``."""

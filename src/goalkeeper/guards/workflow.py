@@ -65,6 +65,9 @@ class WorkflowState(Struct, frozen=True):
     """Work items started in this session (part of the next work item's id)."""
     goal_id: str | None = None
     """The goal whose route this session already started (a coarse goal's delegation)."""
+    pending: tuple[str, ...] = ()
+    """Parts of delivered procedure texts that did not fit the host's cap, in order: the
+    gateway's ``read`` mode hands out the next one (``workflow_text.delivered``)."""
 
 
 class WorkflowGuard:
@@ -78,13 +81,11 @@ class WorkflowGuard:
         damaged value is dropped: a record that does not read as one is no workflow)."""
         state = load_state_value(WorkflowState, raw)
         active = raw.get("active")
-        delivered = raw.get("delivered")
         return replace(
             state,
             active=dict(active) if isinstance(active, dict) else None,
-            delivered=tuple(d for d in delivered if isinstance(d, str))
-            if isinstance(delivered, list | tuple)
-            else (),
+            delivered=_strings(raw.get("delivered")),
+            pending=_strings(raw.get("pending")),
         )
 
     def dump_state(self, state: WorkflowState) -> dict[str, Any]:
@@ -110,6 +111,10 @@ class WorkflowGuard:
         if isinstance(event, Settled):
             return on_settled(event, state, ctx)
         return Verdict()
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list | tuple) else ()
 
 
 RESTORE = "_restore"
@@ -158,7 +163,11 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
 
     record = record_from_json(s.active) if s.active else None
     if record is None or not record.active:
-        return Verdict(state=replace(s, active=None, delivered=())) if s.active else Verdict()
+        return (
+            Verdict(state=replace(s, active=None, delivered=(), pending=()))
+            if s.active
+            else Verdict()
+        )
     source = procedures_of(ctx)
     if source is None:
         return Verdict()
@@ -169,8 +178,8 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
     restored = say("workflow.action.restored")
     try:
         full = context(source.catalog, record, source.read)
-        text = step_text(record, full.content, restored, ctx, request=None)
-        return Verdict((Advise(text),), replace(s, delivered=full.loaded))
+        text, rest = step_text(record, full.content, restored, ctx, request=None, lead=False)
+        return Verdict((Advise(text),), replace(s, delivered=full.loaded, pending=rest))
     except WorkflowError as exc:
         if not record.loaded_references:
             return _restore_failed(record, exc.problem, s, ctx)
@@ -186,10 +195,10 @@ def on_session_start(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
         error=problem.render(say),
         procedure=record.procedure,
     )
-    text = step_text(bare, full.content, restored, ctx, request=None) + "\n\n" + note
+    text, rest = step_text(bare, full.content, restored, ctx, request=None, lead=False)
     data = bare.to_json()
-    actions = (Advise(text), Record("workflow", data))
-    return Verdict(actions, replace(s, active=data, delivered=full.loaded))
+    actions = (Advise(text + "\n\n" + note), Record("workflow", data))
+    return Verdict(actions, replace(s, active=data, delivered=full.loaded, pending=rest))
 
 
 def _restore_failed(
@@ -210,7 +219,7 @@ def _restore_failed(
     error = issue.render(say).rstrip(".。")  # the template ends the sentence (D3 note)
     warning = say("workflow.restore.failed", error=error, route=record.route, valid=valid)
     actions = (Record("workflow", terminal.to_json()), Notify(warning, "warning"))
-    return Verdict(actions, replace(s, active=None, delivered=()))
+    return Verdict(actions, replace(s, active=None, delivered=(), pending=()))
 
 
 def on_before_agent_start(
@@ -239,8 +248,9 @@ def on_before_agent_start(
     except (WorkflowError, ValueError, OSError):
         return Verdict(guide)
     action = ctx.say("workflow.action.transitioned", procedure=record.procedure)
-    step = Advise(step_text(record, content, action, ctx, request=None))
-    return Verdict((step, *guide), replace(s, delivered=delivered))
+    text, rest = step_text(record, content, action, ctx, request=None)
+    state = replace(s, delivered=delivered, pending=(*s.pending, *rest))
+    return Verdict((Advise(text), *active_guidance(state, ctx)), state)
 
 
 def goal_route(
@@ -293,10 +303,9 @@ def deliver_step(
     if "advise" not in ctx.capabilities:  # e.g. the CLI: the agent gets it at its next run
         return Verdict((Record("workflow", data),), replace(s, active=data))
     content, delivered = delta(source.catalog, record.procedure, (), s.delivered, source.read)
-    text = step_text(record, content, action, ctx, request=request or None)
-    return Verdict(
-        (Advise(text), Record("workflow", data)), replace(s, active=data, delivered=delivered)
-    )
+    text, rest = step_text(record, content, action, ctx, request=request or None)
+    state = replace(s, active=data, delivered=delivered, pending=(*s.pending, *rest))
+    return Verdict((Advise(text), Record("workflow", data)), state)
 
 
 def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:
@@ -322,6 +331,9 @@ def active_guidance(s: WorkflowState, ctx: Context) -> tuple[Action, ...]:
         allowed=", ".join(allowed) or say("workflow.none"),
         available=listed(available_now(record, ctx), say),
     )
+    if s.pending:
+        gateway = tool_name(ctx, GATEWAY)
+        text += " " + say("workflow.guidance.pending", n=len(s.pending), gateway=gateway)
     return (Advise(text),)
 
 

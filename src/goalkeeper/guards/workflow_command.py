@@ -99,7 +99,8 @@ def on_command(ev: UserPrompt, s: WorkflowState, ctx: Context) -> Verdict[Workfl
             return Verdict((*verdict.actions, notice), verdict.state)
         found = catalog.find(word)
         if found is not None and found.standalone:
-            return Verdict((Advise(standalone_text(catalog, found.id, read, say, tail)),), s)
+            text, rest = standalone_text(catalog, found.id, read, ctx, tail)
+            return Verdict((Advise(text),), replace(s, pending=(*s.pending, *rest)))
     except WorkflowError as exc:
         return Verdict((Notify(exc.problem.render(say), "warning"),), s)
     except ResolveError as exc:

@@ -19,6 +19,7 @@ from goalkeeper.guards.workflow_text import (
     ASK,
     GATEWAY,
     contract,
+    delivered,
     listed,
     phase_title,
     procedures_of,
@@ -26,6 +27,7 @@ from goalkeeper.guards.workflow_text import (
     standalone_text,
     step_text,
     text_of,
+    tool_name,
     work_item_id,
 )
 
@@ -55,6 +57,8 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
         return refuse(ctx, GATEWAY, Problem.of("workflow.call.no_catalog"), s)
     catalog, read = source.catalog, source.read
     mode = ev.input.get("mode")
+    if mode == "read":
+        return _read(s, ctx)
     try:
         if mode == "workflow":
             return _start(ev, s, ctx)
@@ -64,9 +68,10 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
             if found is None or not found.standalone or found.invocation != "model":
                 problem = Problem.of("workflow.error.capability", capability=cap)
                 return Verdict((Block(problem.render(say)),), s)
-            text = standalone_text(catalog, found.id, read, say)
+            text, rest = standalone_text(catalog, found.id, read, ctx)
             data = {"mode": "capability", "capability": found.id}
-            return Verdict((Reply(data, text),), s)  # no record: a capability has no state
+            # no record: a capability has no state, only the parts still to read
+            return Verdict((Reply(data, text),), replace(s, pending=(*s.pending, *rest)))
         if mode == "reference":
             cap, ref = text_of(ev.input.get("capability")), text_of(ev.input.get("reference"))
             found = catalog.find(cap)
@@ -74,15 +79,21 @@ def on_gateway(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[Workflow
                 problem = Problem.of("workflow.error.not_standalone", capability=cap)
                 return Verdict((Block(problem.render(say)),), s)
             got = accessible_reference(catalog, found.id, (), ref, read)
-            text = say(
-                "workflow.standalone_reference",
-                capability=found.id,
-                reference=got.root,
-                available=listed(got.available, say),
-                body=got.content,
+            text, rest = delivered(
+                lambda body: str(
+                    say(
+                        "workflow.standalone_reference",
+                        capability=found.id,
+                        reference=got.root,
+                        available=listed(got.available, say),
+                        body=body,
+                    )
+                ),
+                got.content,
+                ctx,
             )
             data = {"mode": "reference", "capability": found.id, "reference": got.root}
-            return Verdict((Reply(data, text),), s)
+            return Verdict((Reply(data, text),), replace(s, pending=(*s.pending, *rest)))
     except WorkflowError as exc:
         return Verdict((Block(exc.problem.render(say)),), s)
     except ResolveError as exc:
@@ -105,15 +116,35 @@ def _start(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowStat
     route = text_of(ev.input.get("route"))
     n = s.started + 1
     record, _ = start(source.catalog, route, work_item_id(ev.session_id, ctx.now, n), source.read)
-    content, delivered = delta(source.catalog, record.procedure, (), (), source.read)
-    text = step_text(record, content, say("workflow.action.started"), ctx, request=None)
+    content, ids = delta(source.catalog, record.procedure, (), (), source.read)
+    text, rest = step_text(record, content, say("workflow.action.started"), ctx, request=None)
     data = record.to_json()
     actions = (
         Reply({"mode": "workflow", **data}, text),
         Record("workflow", data),
         Notify(say("workflow.notice.started", title=phase_title(record.phase, say))),
     )
-    return Verdict(actions, replace(s, active=data, delivered=delivered, started=n))
+    state = replace(s, active=data, delivered=ids, started=n, pending=(*s.pending, *rest))
+    return Verdict(actions, state)
+
+
+def _read(s: WorkflowState, ctx: Context) -> Verdict[WorkflowState]:
+    """The next part of procedure texts that did not fit an earlier message (oldest first),
+    with how many are left; with none waiting, says so."""
+    say = ctx.say
+    if not s.pending:
+        return Verdict(
+            (Reply({"mode": "read", "part": False, "left": 0}, say("workflow.read.none")),), s
+        )
+    part, left = s.pending[0], s.pending[1:]
+    gateway = tool_name(ctx, GATEWAY)
+    tail = (
+        say("workflow.read.more", n=len(left), gateway=gateway)
+        if left
+        else say("workflow.read.last")
+    )
+    data = {"mode": "read", "part": True, "left": len(left)}
+    return Verdict((Reply(data, f"{part}\n\n{tail}"),), replace(s, pending=left))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,9 +177,9 @@ def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
     try:
         if action == "transition":
             new, _ = transition(catalog, record, text_of(ev.input.get("target")), read)
-            content, delivered = delta(catalog, new.procedure, (), s.delivered, read)
+            content, ids = delta(catalog, new.procedure, (), s.delivered, read)
             verb = say("workflow.action.transitioned", procedure=new.procedure)
-            text = step_text(new, content, verb, ctx, request=None)
+            text, rest = step_text(new, content, verb, ctx, request=None)
             title = phase_title(new.phase, say)
             data = new.to_json()
             details: dict[str, object] = {"action": "transition", "subject": title, "state": data}
@@ -157,20 +188,26 @@ def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
                 Record("workflow", data),
                 Notify(say("workflow.notice.event", title=title)),
             )
-            return Verdict(actions, replace(s, active=data, delivered=delivered))
+            state = replace(s, active=data, delivered=ids, pending=(*s.pending, *rest))
+            return Verdict(actions, state)
         if action == "load":
             ref = text_of(ev.input.get("reference"))
             new, got = load_reference(catalog, record, ref, read)
-            content, delivered = delta(
-                catalog, new.procedure, new.loaded_references, s.delivered, read
-            )
+            content, ids = delta(catalog, new.procedure, new.loaded_references, s.delivered, read)
             verb = say("workflow.action.loaded", reference=got.root)
-            text = say(
-                "workflow.reference",
-                work_item=new.work_item,
-                reference=got.root,
-                body=content or say("workflow.already_delivered"),
-                contract=contract(new, verb, ctx),
+            text, rest = delivered(
+                lambda body: str(
+                    say(
+                        "workflow.reference",
+                        work_item=new.work_item,
+                        reference=got.root,
+                        body=body,
+                        contract=contract(new, verb, ctx),
+                    )
+                ),
+                content,
+                ctx,
+                say("workflow.already_delivered"),
             )
             data = new.to_json()
             details = {"action": "load", "subject": f"loaded {got.root}", "state": data}
@@ -179,7 +216,8 @@ def on_active(ev: ToolCall, s: WorkflowState, ctx: Context) -> Verdict[WorkflowS
                 Record("workflow", data),
                 Notify(say("workflow.notice.loaded", reference=got.root)),
             )
-            return Verdict(actions, replace(s, active=data, delivered=delivered))
+            state = replace(s, active=data, delivered=ids, pending=(*s.pending, *rest))
+            return Verdict(actions, state)
     except WorkflowError as exc:
         return Verdict((Block(exc.problem.render(say)),), s)
     if action == "complete":

@@ -51,6 +51,14 @@ HOST = "claude"
 CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "subagents", "subagent_stop"}
 )
+MAX_HOOK_TEXT = 10_000
+"""Claude Code caps a hook's output strings (``additionalContext``, ``reason``,
+``systemMessage``) at 10,000 characters and gives the model a ~2 KB preview and a file path
+instead (reference: claude-code-hooks.md §4.2; tests/e2e/test_claude_workflow.py saw the
+user's request lost that way). Counted in UTF-8 bytes, never fewer than the characters."""
+MAX_TOOL_TEXT = 25_000
+"""An MCP tool result: Claude Code 2.1.332 keeps up to ``MAX_MCP_OUTPUT_TOKENS`` (default
+25,000 tokens); a token covers at least one byte, so 25,000 bytes always fit."""
 MUTE: frozenset[Capability] = frozenset()
 """At StopFailure: Claude Code ignores the hook's output, so nothing said there reaches the
 user or the model. Declared as no capability, notices wait for the next answer that can show
@@ -307,6 +315,7 @@ def _answer(
         clock=clock,
         tool_names=tool_names(env),
         host_files=host_files(project, env),
+        max_text=MAX_HOOK_TEXT,
     )
     try:
         stored = stored_host_state(supervisor.store, hook.session_id)

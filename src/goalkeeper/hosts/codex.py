@@ -56,6 +56,11 @@ from goalkeeper.hosts.fail_open import (
 )
 
 HOST = "codex"
+MAX_TOOL_TEXT = 10_000
+"""Codex keeps the head and tail of a tool result over 10,000 bytes (the default model
+family's ``TruncationPolicy::Bytes(10_000)``; ``tool_output_token_limit`` overrides it), MCP
+results included. No cap on a hook's ``additionalContext`` was found (it becomes a developer
+message), so the hooks declare none."""
 CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "subagents", "subagent_stop"}
 )

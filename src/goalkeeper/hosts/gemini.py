@@ -71,6 +71,10 @@ from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
 from goalkeeper.store.safe_read import file_size
 
 HOST = "gemini"
+MAX_TOOL_TEXT = 40_000
+"""Gemini CLI 0.61.0 truncates a tool result over ``truncateToolOutputThreshold`` (default
+40,000 characters). A hook's ``additionalContext`` has no cap there (it is only escaped), so
+the hooks declare none."""
 CAPABILITIES: frozenset[Capability] = frozenset(
     {"continue", "advise", "block", "notify", "clear_context"}
 )

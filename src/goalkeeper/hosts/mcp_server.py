@@ -67,6 +67,22 @@ def tool_names(host: str, env: Mapping[str, str]) -> dict[str, str]:
     return names
 
 
+MAX_TOOL_TEXT = 10_000
+"""A tool result's cap for a client whose own is not known: Codex's, the smallest known."""
+
+
+def max_tool_text(host: str) -> int:
+    """The most UTF-8 bytes one tool result of ``host`` carries whole (its host module's
+    ``MAX_TOOL_TEXT``): the workflow guard splits longer procedure texts into parts."""
+    import importlib
+
+    from goalkeeper.hosts.hook_client import HOSTS
+
+    module = importlib.import_module(HOSTS[host]) if host in HOSTS else None
+    cap = getattr(module, "MAX_TOOL_TEXT", MAX_TOOL_TEXT)
+    return cap if isinstance(cap, int) else MAX_TOOL_TEXT
+
+
 def server_env(host: str, env: Mapping[str, str], project: Path, cwd: str) -> dict[str, str]:
     """The environment the server reads goalkeeper's settings from. Gemini CLI 0.61.0 starts
     an MCP server with its own environment (``createTransport``: ``process.env``, redacted of
@@ -142,7 +158,13 @@ def run_call(
     caps = CAPABILITIES | ASK if dialogs else CAPABILITIES
     names = tool_names(host, env)
     supervisor = Supervisor(
-        project, config, host="mcp", capabilities=caps, store=store, tool_names=names
+        project,
+        config,
+        host="mcp",
+        capabilities=caps,
+        store=store,
+        tool_names=names,
+        max_text=max_tool_text(host),
     )
     try:
         call = ToolCall(session_of(arguments, env), tool, args, _agent(arguments))

@@ -36,6 +36,12 @@ Read = Callable[[Procedure], str]
 
 # A Markdown link to a sibling file: "](" + optional "./" + a file name + optional "#anchor" + ")".
 _LINK = lazy_re(r"\]\((\./)?([A-Za-z0-9.-]+)(#[^)]+)?\)")
+# A leading YAML front matter block: "---" alone on the first line, then a "key:" line, up to
+# the next "---" line (a text that merely opens with a thematic break keeps it).
+_FRONT_MATTER = lazy_re(
+    r"\A---[ \t]*\r?\n(?=[A-Za-z_][\w-]*[ \t]*:).*?^---[ \t]*(?:\r?\n|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 class ResolveError(ValueError):
@@ -98,7 +104,12 @@ def closure(catalog: Catalog, root: str) -> tuple[Procedure, ...]:
 
 def render(catalog: Catalog, procedure: Procedure, body: str) -> str:
     """§6.2: the trimmed body in its source block, with links to catalogued files rewritten to
-    ``procedure:<id>`` (other links stay as written)."""
+    ``procedure:<id>`` (other links stay as written).
+
+    A leading front matter block is left out: the built-in texts are the upstream skill files
+    byte for byte (so their digests prove it, see PROVENANCE.json), and their front matter
+    (``name``, ``description``, ``disable-model-invocation``) is skill-loader metadata that the
+    catalog already carries, not an instruction to the model."""
 
     def link(match: re.Match[str]) -> str:
         target = catalog.find_by_file(match.group(2))
@@ -106,11 +117,16 @@ def render(catalog: Catalog, procedure: Procedure, body: str) -> str:
             return match.group(0)
         return f"](procedure:{target.id}{match.group(3) or ''})"
 
-    text = _LINK.sub(link, body.strip())
+    text = _LINK.sub(link, strip_front_matter(body).strip())
     return (
         f'<procedure-source id="{procedure.id}" source="procedure/{procedure.id}">\n'
         f"{text}\n</procedure-source>"
     )
+
+
+def strip_front_matter(body: str) -> str:
+    """``body`` without a leading ``---`` … ``---`` metadata block (unchanged when none)."""
+    return _FRONT_MATTER.sub("", body, count=1)
 
 
 def available_references(catalog: Catalog, loaded: Iterable[Procedure]) -> tuple[str, ...]:

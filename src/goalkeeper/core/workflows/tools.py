@@ -54,10 +54,10 @@ def workflow_tools(
         "properties": {
             "mode": {
                 "type": "string",
-                "enum": ["workflow", "capability", "reference"],
+                "enum": ["workflow", "capability", "reference", "read"],
                 "description": " ".join(
                     f"{m}: {say(f'workflow.tool.gateway.mode.{m}')}"
-                    for m in ("workflow", "capability", "reference")
+                    for m in ("workflow", "capability", "reference", "read")
                 ),
             },
             "route": {
