@@ -12,7 +12,7 @@ import pytest
 from goalkeeper.cli.app import run
 from goalkeeper.cli.run_claude import claude_argv, claude_settings
 from goalkeeper.cli.run_cmd import detect_host, pi_task
-from goalkeeper.hosts.claude_settings import is_goalkeeper_command
+from goalkeeper.hosts.claude.settings import is_goalkeeper_command
 from goalkeeper.store.journal import JournalEntry
 from goalkeeper.store.outcome import AgentExit, decide, proof_of
 

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from goalkeeper.core.todos.tree import Task, TodoTree
-from goalkeeper.hosts.mcp_server import call_todo
+from goalkeeper.hosts.mcp.server import call_todo
 from goalkeeper.store.db import Store, state_path
 from goalkeeper.store.migrations import MIGRATIONS
 from goalkeeper.store.sessions import get_session

@@ -15,11 +15,11 @@ def bridge_command(app: App, host: str) -> int:
     one process per Pi session (the extension starts it; `goalkeeper install pi` installs
     the extension). The project is the folder given with -C (the extension passes Pi's
     working directory). Not meant to be run by hand; the protocol is described in
-    goalkeeper/hosts/pi_protocol.py.
+    goalkeeper/hosts/pi/protocol.py.
 
     Exit status: 0 when the extension closes stdin or Pi shuts the session down.
     """
-    from goalkeeper.hosts.pi_bridge import main
+    from goalkeeper.hosts.pi.bridge import main
 
     return main(app.project)
 

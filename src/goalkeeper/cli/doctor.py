@@ -30,7 +30,7 @@ from msgspec import Struct
 
 import goalkeeper
 from goalkeeper.cli.app import App, ExitCode, echo_json
-from goalkeeper.hosts.findings import Finding
+from goalkeeper.hosts.command_hooks.findings import Finding
 
 HOSTS = ("claude", "codex", "gemini", "pi")
 NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "pi": "Pi"}
@@ -195,15 +195,15 @@ class Prober:
 
 
 def check_claude(ctx: Context, probe: Prober) -> HostReport:
-    from goalkeeper.hosts import claude_doctor as cd
-    from goalkeeper.hosts.claude_settings import (
+    from goalkeeper.hosts.claude import doctor as cd
+    from goalkeeper.hosts.claude.settings import (
         CLAUDE_JSON,
         MCP_FILE,
         hook_command,
         is_goalkeeper_command,
         settings_path,
     )
-    from goalkeeper.hosts.findings import dig, our_commands
+    from goalkeeper.hosts.command_hooks.findings import dig, our_commands
 
     r = Reader("claude")
     docs: dict[str, tuple[Path, dict[str, Any]]] = {}
@@ -245,8 +245,12 @@ def check_claude(ctx: Context, probe: Prober) -> HostReport:
 
 def claude_shell(layers: dict[str, dict[str, Any]], ctx: Context) -> tuple[str, list[Finding]]:
     """Whether Claude Code's sandbox confines the agent's Bash, from every settings layer."""
-    from goalkeeper.hosts import claude_sandbox as cs
-    from goalkeeper.hosts.own_folders import CONFINED, NOT_CONFINED, goalkeeper_folders
+    from goalkeeper.hosts.claude import sandbox as cs
+    from goalkeeper.hosts.command_hooks.own_folders import (
+        CONFINED,
+        NOT_CONFINED,
+        goalkeeper_folders,
+    )
 
     folders = goalkeeper_folders(ctx.env)
     box = cs.effective(layers, str(ctx.home))
@@ -255,10 +259,10 @@ def claude_shell(layers: dict[str, dict[str, Any]], ctx: Context) -> tuple[str, 
 
 
 def check_codex(ctx: Context, probe: Prober) -> HostReport:
-    from goalkeeper.hosts import codex_config as cc
-    from goalkeeper.hosts.codex import codex_home
-    from goalkeeper.hosts.findings import our_commands
-    from goalkeeper.hosts.launcher import hook_command
+    from goalkeeper.hosts.codex import config as cc
+    from goalkeeper.hosts.codex.hook import codex_home
+    from goalkeeper.hosts.command_hooks.findings import our_commands
+    from goalkeeper.hosts.transport.launcher import hook_command
 
     r = Reader("codex")
     home = Path(codex_home(ctx.env))
@@ -288,8 +292,8 @@ def check_codex(ctx: Context, probe: Prober) -> HostReport:
 
 def codex_shell(r: Reader, ctx: Context, user_config: dict[str, Any]) -> tuple[str, list[Finding]]:
     """Whether Codex's sandbox keeps goalkeeper's folders out of the agent's writable roots."""
-    from goalkeeper.hosts.codex_sandbox import sandbox_findings
-    from goalkeeper.hosts.own_folders import goalkeeper_folders
+    from goalkeeper.hosts.codex.sandbox import sandbox_findings
+    from goalkeeper.hosts.command_hooks.own_folders import goalkeeper_folders
 
     project_config = r.toml(ctx.project / ".codex" / "config.toml") or {}
     configs = {"user": user_config, "project": project_config}
@@ -298,8 +302,8 @@ def codex_shell(r: Reader, ctx: Context, user_config: dict[str, Any]) -> tuple[s
 
 
 def check_gemini(ctx: Context, probe: Prober) -> HostReport:
-    from goalkeeper.hosts import gemini_settings as gs
-    from goalkeeper.hosts.findings import our_commands
+    from goalkeeper.hosts.command_hooks.findings import our_commands
+    from goalkeeper.hosts.gemini import settings as gs
 
     r = Reader("gemini")
     gemini = ctx.home / ".gemini"
@@ -336,7 +340,7 @@ def check_gemini(ctx: Context, probe: Prober) -> HostReport:
 
 def check_pi(ctx: Context, probe: Prober) -> HostReport:
     from goalkeeper.cli.install_pi import pi_findings
-    from goalkeeper.hosts.pi_install import agent_dir, extension_path
+    from goalkeeper.hosts.pi.install import agent_dir, extension_path
 
     del probe  # the extension names its interpreter; doctor does not run it
     r = Reader("pi")
@@ -361,7 +365,7 @@ def unconfined(host: str) -> tuple[str, list[Finding]]:
     """Gemini CLI's sandbox holds its hooks too (no wall between them and the agent's shell);
     Pi has none: the agent's shell is not confined in goalkeeper's sense."""
     from goalkeeper.core.messages import make_say
-    from goalkeeper.hosts.own_folders import NOT_CONFINED
+    from goalkeeper.hosts.command_hooks.own_folders import NOT_CONFINED
 
     note = Finding(host, "sandbox", True, make_say("en")(f"sandbox.{host}"), warn=True)
     return NOT_CONFINED, [note]
@@ -381,7 +385,7 @@ def report(
     """The host's status from its findings; ``shell`` and the sandbox's findings (``walls``),
     with the last line saying what the agent's shell can do and so which guarantees hold."""
     from goalkeeper.core.messages import make_say
-    from goalkeeper.hosts.own_folders import guarantees
+    from goalkeeper.hosts.command_hooks.own_folders import guarantees
 
     unique = list(dict.fromkeys([*findings, *(walls or [])]))
     if shell:

@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.config import load_config, relevant_env
-from goalkeeper.hosts.claude_settings import (
+from goalkeeper.hosts.claude.settings import (
     BLOCK_CAP_HEADROOM,
     COMMAND_FILES,
     GOAL_COMMAND_NAME,
@@ -40,7 +40,7 @@ from goalkeeper.hosts.claude_settings import (
     settings_path,
     write_json_atomic,
 )
-from goalkeeper.hosts.json_doc import Style, is_empty, read_document
+from goalkeeper.hosts.command_hooks.json_doc import Style, is_empty, read_document
 from goalkeeper.skills import install_skills, remove_skills
 
 _scope_options = [
@@ -391,7 +391,7 @@ def launcher_version(
     import os
     import subprocess
 
-    from goalkeeper.hosts.launcher import launcher_script
+    from goalkeeper.hosts.transport.launcher import launcher_script
 
     env = {**os.environ, **(extra_env or {}), "CLAUDE_PROJECT_DIR": str(project)}
     argv = ["sh", "-c", launcher_script(python), "goalkeeper", "--version"]

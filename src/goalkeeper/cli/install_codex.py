@@ -24,9 +24,9 @@ from typing import Any
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
-from goalkeeper.hosts import codex_config as cc
-from goalkeeper.hosts.codex import HOOK_EVENTS, codex_home
-from goalkeeper.hosts.json_doc import (
+from goalkeeper.hosts.codex import config as cc
+from goalkeeper.hosts.codex.hook import HOOK_EVENTS, codex_home
+from goalkeeper.hosts.command_hooks.json_doc import (
     JsonFileError,
     is_empty,
     read_document,
@@ -43,7 +43,7 @@ REVIEW = (
 
 def install_codex(app: App, scope: str, dry_run: bool, as_json: bool, *, trust: bool) -> int:
     from goalkeeper.cli.install import baked_python
-    from goalkeeper.hosts.launcher import hook_command, mcp_argv
+    from goalkeeper.hosts.transport.launcher import hook_command, mcp_argv
 
     scope = _scope(scope)
     project = Path(os.path.realpath(app.project))

@@ -5,7 +5,7 @@ launcher (no path of this machine: the file may be committed); ``--user`` writes
 ``~/.gemini/settings.json`` and may name this interpreter as the launcher's fallback. Gemini
 has no per-project private settings file, so ``--local`` is refused. A receipt beside
 goalkeeper's state says what install created, so uninstall removes exactly that and leaves a
-file the user had byte for byte as it was (its layout is kept: ``hosts.json_doc``).
+file the user had byte for byte as it was (its layout is kept: ``hosts.command_hooks.json_doc``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
 from goalkeeper.cli.install import _label, _remove_empty_folders, baked_python, missing_paths
-from goalkeeper.hosts.gemini_settings import (
+from goalkeeper.hosts.command_hooks.json_doc import (
+    JsonFileError,
+    is_empty,
+    read_document,
+    write_document,
+)
+from goalkeeper.hosts.gemini.settings import (
     GeminiScope,
     Receipt,
     add_entries,
@@ -28,13 +34,7 @@ from goalkeeper.hosts.gemini_settings import (
     remove_entries,
     settings_path,
 )
-from goalkeeper.hosts.json_doc import (
-    JsonFileError,
-    is_empty,
-    read_document,
-    write_document,
-)
-from goalkeeper.hosts.launcher import host_args
+from goalkeeper.hosts.transport.launcher import host_args
 
 TRUST_NOTE = (
     "Gemini CLI runs hooks only in a trusted folder: trust this folder once in an interactive "

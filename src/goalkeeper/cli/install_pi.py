@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from goalkeeper.cli.app import App, ExitCode, echo_json, fail
-from goalkeeper.hosts.findings import Finding
-from goalkeeper.hosts.json_doc import JsonFileError, read_text, write_text
-from goalkeeper.hosts.pi_install import (
+from goalkeeper.hosts.command_hooks.findings import Finding
+from goalkeeper.hosts.command_hooks.json_doc import JsonFileError, read_text, write_text
+from goalkeeper.hosts.pi.install import (
     PiScope,
     bridge_argv,
     extension_path,

@@ -1,5 +1,5 @@
 """``goalkeeper install claude --sandbox`` / ``uninstall claude --sandbox``: Claude Code's sandbox
-as goalkeeper's wall, in the user's own settings (``hosts.claude_sandbox`` says what is written
+as goalkeeper's wall, in the user's own settings (``hosts.claude.sandbox`` says what is written
 and why).
 
 Always the user's ``~/.claude/settings.json``, whatever scope the hooks go to: it lies outside
@@ -19,7 +19,7 @@ from msgspec import Struct, field
 
 from goalkeeper.cli.app import fail
 from goalkeeper.core.messages import Lang, make_say
-from goalkeeper.hosts.claude_sandbox import (
+from goalkeeper.hosts.claude.sandbox import (
     SANDBOX,
     SandboxRecord,
     add_sandbox,
@@ -28,10 +28,10 @@ from goalkeeper.hosts.claude_sandbox import (
     merge_records,
     remove_sandbox,
 )
-from goalkeeper.hosts.claude_settings import receipt_path, settings_path, write_json_atomic
-from goalkeeper.hosts.findings import dig
-from goalkeeper.hosts.json_doc import JsonFileError, read_document
-from goalkeeper.hosts.own_folders import ensure_folders, goalkeeper_folders, inside
+from goalkeeper.hosts.claude.settings import receipt_path, settings_path, write_json_atomic
+from goalkeeper.hosts.command_hooks.findings import dig
+from goalkeeper.hosts.command_hooks.json_doc import JsonFileError, read_document
+from goalkeeper.hosts.command_hooks.own_folders import ensure_folders, goalkeeper_folders, inside
 
 RECORD_NAME = "install-claude-sandbox.json"
 LINUX_NEEDS = ("bwrap", "socat")

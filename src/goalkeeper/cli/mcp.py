@@ -35,7 +35,7 @@ def mcp_command(app: App, host: str) -> int:
 
     Exit status: 0 when the client closes the connection.
     """
-    from goalkeeper.hosts.mcp_server import serve
+    from goalkeeper.hosts.mcp.server import serve
 
     project = Path(os.environ.get("CLAUDE_PROJECT_DIR") or app.project)
     return serve(project, host)

@@ -67,7 +67,7 @@ def run_command(
     import shlex
 
     from goalkeeper.cli.run_cmd import pi_session
-    from goalkeeper.hosts.pi_rpc import PiRunError, default_pi_command
+    from goalkeeper.hosts.pi.rpc import PiRunError, default_pi_command
 
     click.echo(DEPRECATED, err=True)
     pi_argv = shlex.split(pi_command) if pi_command else default_pi_command(dict(os.environ))

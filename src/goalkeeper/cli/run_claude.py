@@ -26,7 +26,7 @@ def claude_settings(project: Path, home: Path, user_settings: dict[str, Any]) ->
     its block cap and its MCP tools allowed; without the hooks when an installed goalkeeper
     already serves (two sets of hooks would count every stop twice)."""
     from goalkeeper.config import load_config, relevant_env
-    from goalkeeper.hosts.claude_settings import BLOCK_CAP_HEADROOM, add_hooks, hook_command
+    from goalkeeper.hosts.claude.settings import BLOCK_CAP_HEADROOM, add_hooks, hook_command
 
     data: dict[str, Any]
     if installed_claude_settings(project, home) is not None:
@@ -46,7 +46,7 @@ def claude_settings(project: Path, home: Path, user_settings: dict[str, Any]) ->
 
 def plugin_enabled(settings: dict[str, Any]) -> bool:
     """Whether these settings enable goalkeeper's Claude Code plugin (from any marketplace)."""
-    from goalkeeper.hosts.claude_plugin import PLUGIN_NAME
+    from goalkeeper.hosts.command_hooks.wire import PLUGIN_NAME
 
     plugins = settings.get("enabledPlugins")
     return isinstance(plugins, dict) and any(
@@ -57,7 +57,7 @@ def plugin_enabled(settings: dict[str, Any]) -> bool:
 def installed_claude_settings(project: Path, home: Path) -> Path | None:
     """The settings file that already runs goalkeeper's hooks (a settings install, or the
     Claude Code plugin enabled there: ``enabledPlugins["goalkeeper@<marketplace>"]``), if any."""
-    from goalkeeper.hosts.claude_settings import (
+    from goalkeeper.hosts.claude.settings import (
         Scope,
         SettingsError,
         is_goalkeeper_command,
@@ -105,7 +105,7 @@ def run_claude(
     as_json: bool,
 ) -> tuple[AgentExit, str | None]:
     from goalkeeper.cli.install import mcp_argv
-    from goalkeeper.hosts.claude_settings import (
+    from goalkeeper.hosts.claude.settings import (
         BLOCK_CAP_VAR,
         SettingsError,
         add_mcp_server,

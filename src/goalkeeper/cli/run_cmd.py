@@ -3,7 +3,7 @@
 Nothing is installed into the project: Claude Code gets goalkeeper's hooks and MCP server for
 this one run through ``--settings`` and ``--mcp-config`` temp files (built by the functions
 ``goalkeeper install claude`` uses), Pi gets goalkeeper's extension with ``-e`` and is driven
-in RPC mode (``hosts/pi_rpc``). The exit status says what goalkeeper decided, never what the
+in RPC mode (``hosts/pi/rpc``). The exit status says what goalkeeper decided, never what the
 agent said: it is read from goalkeeper's journal after the agent exits (``store/outcome``).
 """
 
@@ -279,7 +279,7 @@ def pi_task(argv: Sequence[str], prompt: str | None) -> tuple[list[str], str]:
 def run_pi_host(
     project: Path, argv: Sequence[str], prompt: str | None, limit_s: float | None, as_json: bool
 ) -> tuple[AgentExit, str | None]:
-    from goalkeeper.hosts.pi_rpc import PiRunError, PiTimeout
+    from goalkeeper.hosts.pi.rpc import PiRunError, PiTimeout
 
     head = 2 if program_name(argv[0]) in ("node", "bun", "deno") else 1
     args, task = pi_task(argv[head:], prompt)
@@ -303,9 +303,9 @@ def pi_session(
     """One task through Pi in RPC mode with goalkeeper's extension loaded for it (``-e``):
     the runner ``goalkeeper run`` and the deprecated ``goalkeeper pi run`` share. The agent's
     replies are printed as they come (not with ``quiet``), goalkeeper's notices go to stderr.
-    Returns ``hosts.pi_rpc.RunResult``; raises ``PiRunError``."""
-    from goalkeeper.hosts.pi_install import bridge_argv, extension_text
-    from goalkeeper.hosts.pi_rpc import run_pi
+    Returns ``hosts.pi.rpc.RunResult``; raises ``PiRunError``."""
+    from goalkeeper.hosts.pi.install import bridge_argv, extension_text
+    from goalkeeper.hosts.pi.rpc import run_pi
 
     with tempfile.TemporaryDirectory(prefix="goalkeeper-pi-") as tmp:
         extension = Path(tmp) / "goalkeeper.ts"

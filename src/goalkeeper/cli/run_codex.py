@@ -36,9 +36,9 @@ RUN_LABEL = "run"
 def run_codex(
     project: Path, argv: Sequence[str], limit_s: float | None, as_json: bool
 ) -> tuple[AgentExit, str | None]:
-    from goalkeeper.hosts import codex_config as cc
-    from goalkeeper.hosts.codex import codex_home
-    from goalkeeper.hosts.launcher import hook_command, mcp_argv
+    from goalkeeper.hosts.codex import config as cc
+    from goalkeeper.hosts.codex.hook import codex_home
+    from goalkeeper.hosts.transport.launcher import hook_command, mcp_argv
 
     head = _exec_at(argv)
     home = Path(codex_home(os.environ))
@@ -62,7 +62,7 @@ def run_codex(
 
 def codex_flags(hooks: dict[str, Any], server: list[str]) -> list[str]:
     """``-c`` options carrying goalkeeper's hooks and MCP server, as TOML values."""
-    from goalkeeper.hosts.codex_config import FORWARDED_TO_MCP, toml_string
+    from goalkeeper.hosts.codex.config import FORWARDED_TO_MCP, toml_string
 
     flags: list[str] = []
     for event, groups in hooks.items():
@@ -76,7 +76,7 @@ def codex_flags(hooks: dict[str, Any], server: list[str]) -> list[str]:
 
 def _inline(value: Any) -> str:
     """``value`` (JSON data: tables, arrays, strings, integers) as a TOML inline value."""
-    from goalkeeper.hosts.codex_config import toml_string
+    from goalkeeper.hosts.codex.config import toml_string
 
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}={_inline(v)}" for k, v in value.items()) + "}"
@@ -103,8 +103,8 @@ def _exec_at(argv: Sequence[str]) -> int:
 
 def installed_hooks(project: Path, home: Path) -> Path | None:
     """The hooks file that already holds goalkeeper's handlers (project first), if any."""
-    from goalkeeper.hosts import codex_config as cc
-    from goalkeeper.hosts.json_doc import JsonFileError, read_document
+    from goalkeeper.hosts.codex import config as cc
+    from goalkeeper.hosts.command_hooks.json_doc import JsonFileError, read_document
 
     for path in (Path(os.path.realpath(project)) / ".codex" / "hooks.json", home / "hooks.json"):
         try:
@@ -122,8 +122,8 @@ def trusted(hooks_file: Path, home: Path) -> bool:
     """Whether the user's config trusts every goalkeeper handler of ``hooks_file`` as it is."""
     import tomllib
 
-    from goalkeeper.hosts import codex_config as cc
-    from goalkeeper.hosts.json_doc import read_document
+    from goalkeeper.hosts.codex import config as cc
+    from goalkeeper.hosts.command_hooks.json_doc import read_document
 
     doc, _ = read_document(hooks_file)
     try:
@@ -140,8 +140,8 @@ def trusted(hooks_file: Path, home: Path) -> bool:
 
 def _trust_flag_hooks(config: Path, records: list[tuple[str, str]]) -> None:
     """goalkeeper's ``run`` block of trust records in the user's config.toml, written once."""
-    from goalkeeper.hosts import codex_config as cc
-    from goalkeeper.hosts.json_doc import write_text
+    from goalkeeper.hosts.codex import config as cc
+    from goalkeeper.hosts.command_hooks.json_doc import write_text
 
     old = _read(config)
     block = cc.toml_block(RUN_LABEL, None, records, None)
@@ -163,7 +163,7 @@ def _trust_flag_hooks(config: Path, records: list[tuple[str, str]]) -> None:
 def _read(path: Path) -> str:
     """The user's config.toml ("" when there is none), read as install reads it: never a FIFO,
     a device or an unbounded file."""
-    from goalkeeper.hosts.json_doc import JsonFileError, read_text
+    from goalkeeper.hosts.command_hooks.json_doc import JsonFileError, read_text
 
     try:
         return read_text(path) or ""

@@ -24,8 +24,8 @@ from goalkeeper.store.outcome import AgentExit
 
 def installed_gemini_settings(project: Path, home: Path) -> Path | None:
     """The settings file that runs goalkeeper's hooks, if any."""
-    from goalkeeper.hosts.gemini_settings import is_goalkeeper_command, settings_path
-    from goalkeeper.hosts.json_doc import JsonFileError, read_document
+    from goalkeeper.hosts.command_hooks.json_doc import JsonFileError, read_document
+    from goalkeeper.hosts.gemini.settings import is_goalkeeper_command, settings_path
 
     for scope in ("project", "user"):
         path = settings_path(scope, project, home)

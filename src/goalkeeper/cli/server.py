@@ -27,8 +27,8 @@ def server_group() -> None:
 @click.pass_obj
 def status(app: App, as_json: bool) -> int:
     """Is an engine process serving this project? Exit 0 if so, 1 if not."""
-    from goalkeeper.hosts.hook_client import socket_path
-    from goalkeeper.hosts.hook_server import server_pid
+    from goalkeeper.hosts.hook_channel import socket_path
+    from goalkeeper.hosts.transport.hook_server import server_pid
 
     pid = server_pid(app.project)
     data = {
@@ -48,7 +48,7 @@ def status(app: App, as_json: bool) -> int:
 @click.pass_obj
 def stop(app: App, as_json: bool) -> int:
     """Stop this project's engine process (hooks keep working in-process). Exit 0."""
-    from goalkeeper.hosts.hook_server import server_pid
+    from goalkeeper.hosts.transport.hook_server import server_pid
 
     pid = server_pid(app.project)
     if pid is None:
@@ -74,7 +74,7 @@ def stop(app: App, as_json: bool) -> int:
 @click.option("--idle", type=float, default=900.0)
 def serve_command(project: Path, idle: float) -> int:
     """Run the engine process in the foreground (hooks start it by themselves)."""
-    from goalkeeper.hosts.hook_server import serve
+    from goalkeeper.hosts.transport.hook_server import serve
 
     signal.signal(signal.SIGTERM, _exit_on_signal)
     return serve(project, idle)

@@ -53,7 +53,7 @@ def status_command(
     Exit status: 0 (also when goalkeeper has not run here yet), 2 an ambiguous --session
     prefix (the candidates are listed), 4 no session matches --session.
     """
-    from goalkeeper.hosts.hook_server import server_pid
+    from goalkeeper.hosts.transport.hook_server import server_pid
 
     store = Store(app.project)
     if not store.exists() and session_id is not None:

@@ -26,11 +26,12 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goalkeeper.hosts.claude_code import HOOK_EVENTS
-from goalkeeper.hosts.claude_plugin import MARKETPLACE_NAME, PLUGIN_NAME
-from goalkeeper.hosts.claude_settings import MCP_SERVER, is_goalkeeper_command
-from goalkeeper.hosts.findings import Finding, coverage, dig, handler_events
-from goalkeeper.hosts.launcher import is_goalkeeper_mcp
+from goalkeeper.hosts.claude.hook import HOOK_EVENTS
+from goalkeeper.hosts.claude.plugin import MARKETPLACE_NAME
+from goalkeeper.hosts.claude.settings import MCP_SERVER, is_goalkeeper_command
+from goalkeeper.hosts.command_hooks.findings import Finding, coverage, dig, handler_events
+from goalkeeper.hosts.command_hooks.wire import PLUGIN_NAME
+from goalkeeper.hosts.transport.launcher import is_goalkeeper_mcp
 
 PLUGIN_ID = f"{PLUGIN_NAME}@{MARKETPLACE_NAME}"
 MANAGED_FILES = (

@@ -21,27 +21,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from msgspec import Struct
-
 from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
+from goalkeeper.hosts.command_hooks.jsonl import MAX_FINAL_TEXT, TranscriptTail, json_entry
 
 SHELL_TOOLS = frozenset({"Bash"})
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-
-
-class TranscriptTail(Struct, frozen=True):
-    tool_calls: int
-    context_tokens: int | None
-    size: int
-    offset: int
-    """Where the next read starts: just after the last complete line read."""
-    long_wait: bool = False
-    """A subagent, or a shell command in the background or with a timeout of a minute or more."""
-    runs: tuple[ToolRun, ...] = ()
-    """The tool calls, in the order they were made, with how each ended."""
-    final_text: str = ""
-    """The text blocks of the last assistant message (after its last tool call), joined:
-    ``last_assistant_message`` holds only the last block, and a phase line may be in another."""
 
 
 def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail | None:
@@ -101,10 +85,6 @@ def read_tail(path: str, offset: int | None, max_bytes: int) -> TranscriptTail |
         runs,
         "\n".join(texts)[-MAX_FINAL_TEXT:],
     )
-
-
-MAX_FINAL_TEXT = 64 * 1024
-"""A final message longer than this is read from its end: the phase line is its last line."""
 
 
 def _run(
@@ -183,16 +163,6 @@ def _is_long_wait(block: dict[str, object]) -> bool:
         and timeout >= LONG_WAIT_MS
     )
     return bool(tool_input.get("run_in_background")) or is_long
-
-
-def json_entry(line: bytes) -> dict[str, object]:
-    """One line of a host's JSONL log as an object; ``{}`` for anything else (a damaged or
-    hostile line never stops the reading)."""
-    try:
-        entry = json.loads(line)
-    except (ValueError, RecursionError):
-        return {}
-    return entry if isinstance(entry, dict) else {}
 
 
 def _blocks(entry: dict[str, object]) -> list[dict[str, object]]:

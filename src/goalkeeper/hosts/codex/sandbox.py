@@ -22,8 +22,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goalkeeper.hosts.findings import Finding, dig
-from goalkeeper.hosts.own_folders import NOT_CONFINED, WRITES_CONFINED, inside
+from goalkeeper.hosts.command_hooks.findings import Finding, dig
+from goalkeeper.hosts.command_hooks.own_folders import NOT_CONFINED, WRITES_CONFINED, inside
 
 FULL = "danger-full-access"
 

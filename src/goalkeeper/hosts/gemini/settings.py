@@ -19,8 +19,7 @@ from typing import Any, Literal
 from msgspec import Struct
 
 from goalkeeper.core.text.lazy_re import lazy_re
-from goalkeeper.hosts.claude_settings import drop_handlers, put_handler, put_hooks
-from goalkeeper.hosts.findings import (
+from goalkeeper.hosts.command_hooks.findings import (
     Finding,
     coverage,
     dig,
@@ -28,9 +27,10 @@ from goalkeeper.hosts.findings import (
     our_commands,
     stale_mcp,
 )
-from goalkeeper.hosts.gemini import HOOK_EVENTS, OWN_TOOL_PREFIX
-from goalkeeper.hosts.json_doc import JsonFileError
-from goalkeeper.hosts.launcher import is_goalkeeper_mcp, mcp_host
+from goalkeeper.hosts.command_hooks.json_doc import JsonFileError
+from goalkeeper.hosts.command_hooks.settings_doc import drop_handlers, put_handler, put_hooks
+from goalkeeper.hosts.gemini.hook import HOOK_EVENTS, OWN_TOOL_PREFIX
+from goalkeeper.hosts.transport.launcher import is_goalkeeper_mcp, mcp_host
 
 GeminiScope = Literal["project", "user"]
 HOOK_NAME = "goalkeeper"
@@ -48,7 +48,7 @@ TRUST_VAR = "GEMINI_CLI_TRUST_WORKSPACE"
 GEMINI_EXCLUDED_DEFAULT = ("DEBUG", "DEBUG_MODE")
 """``advanced.excludedEnvVars``'s default in 0.61.0: the variables Gemini does not take from a
 project's ``.env``. Install adds ``GOALKEEPER_PYTHON``: the launcher runs the interpreter it
-names, and a ``.env`` in the project is the agent's to write (``hosts.gemini_env``)."""
+names, and a ``.env`` in the project is the agent's to write (``hosts.gemini.env``)."""
 _OURS = lazy_re(r"""(?:^|[\s/'"])goalkeeper['"]?\s+hook\s+gemini\b""")
 
 
@@ -67,15 +67,15 @@ class Receipt(Struct, frozen=True):
 
 
 def hook_command(python: str | None = None) -> str:
-    """The hook command for Gemini CLI: the portable launcher (``hosts.launcher``), with every
-    ``$`` hidden. Gemini expands ``$NAME`` and ``${NAME}`` in every string of a settings file
-    as it loads it (0.61.0 ``resolveEnvVarsInObject``), with the CLI's own environment:
-    ``for d in $PATH`` became one literal word that no longer splits at ``:`` (the launcher
-    found no goalkeeper on ``PATH``, seen end to end), and a variable of the script that the
-    environment happens to hold would be replaced too. So the script goes in as ``printf %b``
-    octal escapes (``\0044`` for ``$``, also the backslash and the quote) and runs with
-    ``eval``; the first line still names it (``is_goalkeeper_command``)."""
-    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
+    """The hook command for Gemini CLI: the portable launcher (``hosts.transport.launcher``),
+    with every ``$`` hidden. Gemini expands ``$NAME`` and ``${NAME}`` in every string of a settings
+    file as it loads it (0.61.0 ``resolveEnvVarsInObject``), with the CLI's own environment: ``for d
+    in $PATH`` became one literal word that no longer splits at ``:`` (the launcher found no
+    goalkeeper on ``PATH``, seen end to end), and a variable of the script that the environment
+    happens to hold would be replaced too. So the script goes in as ``printf %b`` octal escapes
+    (``\0044`` for ``$``, also the backslash and the quote) and runs with ``eval``; the first line
+    still names it (``is_goalkeeper_command``)."""
+    from goalkeeper.hosts.transport.launcher import hook_command as launcher_hook_command
 
     head, _, script = launcher_hook_command("gemini", python).partition("\n")
     return f"{head}\n{hidden(script, bash=True)}"
@@ -83,7 +83,7 @@ def hook_command(python: str | None = None) -> str:
 
 def mcp_argv(python: str | None = None) -> list[str]:
     """The MCP server's argv for Gemini's ``mcpServers``: the launcher, hidden the same way."""
-    from goalkeeper.hosts.launcher import launcher_script
+    from goalkeeper.hosts.transport.launcher import launcher_script
 
     return ["sh", "-c", hidden(launcher_script(python)), "goalkeeper", "mcp"]
 
@@ -286,7 +286,7 @@ def layer_findings(
     """``goalkeeper doctor``'s findings for one settings file holding goalkeeper's hooks:
     all events present, the MCP server the hooks point the agent at (``mcp__goalkeeper__*``),
     ``GOALKEEPER_PYTHON`` in ``advanced.excludedEnvVars`` (else a project
-    ``.env`` chooses the interpreter the launcher runs: ``hosts.gemini_env``). For the project
+    ``.env`` chooses the interpreter the launcher runs: ``hosts.gemini.env``). For the project
     layer, ``seen_hooks`` (``~/.gemini/trusted_hooks.json``'s list for this project, keys
     ``name:command``, ``TrustedHooksManager``): a hook not seen before makes Gemini print a
     warning once and run it anyway (docs/hooks/best-practices.md, "Project Hook Security")."""

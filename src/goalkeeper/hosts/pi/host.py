@@ -39,7 +39,7 @@ from goalkeeper.core.values import (
     Settled,
     ToolRun,
 )
-from goalkeeper.hosts.pi_protocol import PROTOCOL, PiContext
+from goalkeeper.hosts.pi.protocol import PROTOCOL, PiContext
 from goalkeeper.store.safe_read import file_size
 
 HOST = "pi"
@@ -295,7 +295,7 @@ def translate(event: str, actions: Sequence[Action], *, can_continue: bool) -> A
 def tool_result(actions: Sequence[Action]) -> dict[str, Any]:
     """The result of one of goalkeeper's own tools: the same text the MCP server gives, whether
     it is an error, and the reply's data as the result's ``details`` (kept in the session)."""
-    from goalkeeper.hosts.mcp_server import to_tool_result
+    from goalkeeper.hosts.mcp.server import to_tool_result
 
     text, is_error = to_tool_result(tuple(actions))
     details = next((a.data for a in actions if isinstance(a, Reply)), {})

@@ -37,7 +37,6 @@ from pathlib import Path
 
 import goalkeeper
 from goalkeeper.config import load_config
-from goalkeeper.hosts.dispatch import answer_in_process
 from goalkeeper.hosts.hook_channel import (
     ensure_secret,
     make_runtime_dir,
@@ -46,6 +45,7 @@ from goalkeeper.hosts.hook_channel import (
     runtime_problem,
     secret_path,
     socket_address,
+    socket_path,
 )
 from goalkeeper.hosts.hook_client import (
     MAX_INPUT_BYTES,
@@ -56,8 +56,8 @@ from goalkeeper.hosts.hook_client import (
     peer_credentials_supported,
     peer_uid,
     runtime_dir,
-    socket_path,
 )
+from goalkeeper.hosts.transport.dispatch import answer_in_process
 
 WATCH_EVERY_S = 2.0
 
@@ -304,11 +304,11 @@ def server_pid(project: Path) -> int | None:
 def _warm_up() -> None:
     """Import what every event needs before the first request arrives."""
     import goalkeeper.engine.supervisor
-    import goalkeeper.hosts.claude_code
-    import goalkeeper.hosts.claude_transcript
-    import goalkeeper.hosts.codex
-    import goalkeeper.hosts.codex_transcript
-    import goalkeeper.hosts.gemini  # noqa: F401
+    import goalkeeper.hosts.claude.hook
+    import goalkeeper.hosts.claude.transcript
+    import goalkeeper.hosts.codex.hook
+    import goalkeeper.hosts.codex.transcript
+    import goalkeeper.hosts.gemini.hook  # noqa: F401
 
 
 def _read_all(conn: socket.socket, limit: int) -> bytes:
@@ -348,7 +348,7 @@ def _in_a_sandbox(conn: socket.socket) -> bool:
     cannot write the state. Linux only (the peer's pid from ``SO_PEERCRED``)."""
     if not sys.platform.startswith("linux"):
         return False
-    from goalkeeper.hosts.agent_shell import sandboxed_process
+    from goalkeeper.hosts.transport.agent_shell import sandboxed_process
 
     try:  # struct ucred {pid_t pid; uid_t uid; gid_t gid;}
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)

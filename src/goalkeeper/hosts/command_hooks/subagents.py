@@ -12,11 +12,11 @@ from goalkeeper.core.values import Activity, SubagentSettled
 
 if TYPE_CHECKING:
     from goalkeeper.config import Config
-    from goalkeeper.hosts.claude_code import HookInput
+    from goalkeeper.hosts.command_hooks.wire import HookInput
 
 
 def subagent_settled(
-    hook: HookInput, config: Config, read_tail: Callable[[str, int, int], Any] | None = None
+    hook: HookInput, config: Config, read_tail: Callable[[str, int, int], Any]
 ) -> SubagentSettled:
     """A SubagentStop as the engine reads it (Claude Code's and Codex's have one shape): the
     subagent's answer, and its run from its own transcript (read whole, up to the configured
@@ -25,10 +25,6 @@ def subagent_settled(
     activity, final = Activity(), ""
     path = hook.agent_transcript_path
     if path:
-        if read_tail is None:
-            from goalkeeper.hosts.claude_transcript import read_tail as claude_tail
-
-            read_tail = claude_tail
         tail = read_tail(path, 0, config.transcript_tail_kb * 1024)
         if tail is None:
             activity = Activity(unreadable=True)

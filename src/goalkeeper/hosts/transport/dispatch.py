@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
-from goalkeeper.hosts.hook_channel import make_runtime_dir, open_private
-from goalkeeper.hosts.hook_client import (
+from goalkeeper.hosts.hook_channel import (
     HOSTS,
     SPAWN_THROTTLE_S,
+    make_runtime_dir,
+    open_private,
+    process_environ,
     project_of,
     runtime_dir,
     socket_path,
@@ -88,7 +90,7 @@ def spawn_server(project: Path, config: Config) -> bool:
     """Start ``goalkeeper serve`` detached from the agent's process group; best effort. Only in
     a private runtime folder, whose files are never opened through a symlink."""
     try:
-        directory = runtime_dir()
+        directory = runtime_dir(process_environ())
         if make_runtime_dir(directory) is not None:
             return False
         stamp = socket_path(sys.prefix, str(project)) + ".spawn"

@@ -3,7 +3,7 @@
 // the install instead.
 //
 // It starts one Python process per Pi session runtime and speaks JSON lines with it
-// (protocol: goalkeeper/hosts/pi_protocol.py). Python declares the tools and commands to
+// (protocol: goalkeeper/hosts/pi/protocol.py). Python declares the tools and commands to
 // register, the events to forward and how long to wait for each answer; this file only
 // forwards events, applies answers and actions, and never throws into Pi: if Python dies it is
 // restarted once, then the agent goes on without goalkeeper and the user is told.

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 
 from msgspec import Struct
 
-from goalkeeper.hosts.agent_shell import PROGRAMS
 from goalkeeper.hosts.hook_channel import ensure_secret, secret_path
+from goalkeeper.hosts.transport.agent_shell import PROGRAMS
 
 RUNTIMES = ("node", "nodejs", "bun")
 """Programs that run an agent's script (``node …/bin/claude``): the script names the agent."""

@@ -1,7 +1,7 @@
 """Codex CLI host: hook JSON in, engine events through the Supervisor, hook JSON out.
 
 Translation only (Codex CLI 0.171.0, see ``../shared/reference/codex-offline-e2e.md``). Codex's
-hook answers have Claude Code's shape, so ``claude_code.to_answer`` writes them: SessionStart
+hook answers have Claude Code's shape, so ``command_hooks.wire.to_answer`` writes them: SessionStart
 and UserPromptSubmit carry context (``additionalContext``, a developer message), PreToolUse
 denies (``permissionDecision: deny``: the model gets the reason as the tool's output), Stop
 continues the agent with ``decision: block`` (the reason comes back as a user message in the
@@ -9,9 +9,10 @@ same turn). What differs:
 
 * Tool names: the shell is ``Bash`` with ``tool_input.command``; ``apply_patch`` carries the
   patch text in ``tool_input.command``. A patch becomes one ``ToolCall`` per file it touches
-  (``apply_patch`` is a write tool in ``core/tools``), so the question gate and the trust guard
-  judge every target; a patch naming no file is judged as a write to an unknown file.
-* Tool activity comes from the rollout file's new tail (``codex_transcript``).
+  (``apply_patch`` is a write tool in ``core/tools``; see ``patch.py``), so the question gate
+  and the trust guard judge every target; a patch naming no file is judged as a write to an
+  unknown file.
+* Tool activity comes from the rollout file's new tail (``transcript.py``).
 * **No loop limit on Stop blocks** in Codex: goalkeeper's own caps (the stuck rule's
   ``idle_streak``, the plan's budgets) are what end a blocked streak.
 * Codex runs matching hooks **concurrently** (parallel tool calls): each event is one
@@ -28,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from goalkeeper.config import Config
-from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import (
     Activity,
     BeforeAgentStart,
@@ -36,10 +36,16 @@ from goalkeeper.core.values import (
     Event,
     SessionStart,
     Settled,
-    ToolCall,
     UserPrompt,
 )
-from goalkeeper.hosts.claude_code import (
+from goalkeeper.hosts.codex.patch import tool_calls
+from goalkeeper.hosts.command_hooks.fail_open import (
+    add_start_notices,
+    answer_failing_open,
+    stored_host_state,
+    unused_event,
+)
+from goalkeeper.hosts.command_hooks.wire import (
     OWN_TOOL_PREFIX,
     TOOL_NAMES,
     HookInput,
@@ -47,12 +53,6 @@ from goalkeeper.hosts.claude_code import (
     pre_tool_use_plumbing,
     to_answer,
     transcript_mark,
-)
-from goalkeeper.hosts.fail_open import (
-    add_start_notices,
-    answer_failing_open,
-    stored_host_state,
-    unused_event,
 )
 
 HOST = "codex"
@@ -84,7 +84,6 @@ DOCUMENTED_EVENTS = frozenset(
         "Stop",
     )
 )
-PATCH_TOOL = "apply_patch"
 _SOURCES = ("startup", "resume", "compact", "clear")
 
 PROJECT_CONFIG = (".codex/hooks.json", ".codex/config.toml")
@@ -133,7 +132,7 @@ def answer_hook(
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
-    (``hosts.fail_open``, as for Claude Code)."""
+    (``hosts.command_hooks.fail_open``, as for Claude Code)."""
     return answer_failing_open(
         raw,
         env,
@@ -197,7 +196,7 @@ def to_events(
         source = hook.source if hook.source in _SOURCES else "other"
         return (SessionStart(sid, source),), transcript_mark(hook.transcript_path)  # type: ignore[arg-type]
     if hook.event == "UserPromptSubmit":
-        from goalkeeper.hosts.codex_transcript import turn_just_started
+        from goalkeeper.hosts.codex.transcript import turn_just_started
 
         home = codex_home(os.environ if env is None else env)
         shown = turn_just_started(hook.transcript_path, sid, hook.turn_id or "", home)
@@ -205,8 +204,8 @@ def to_events(
     if hook.event == "PreToolUse":
         return tool_calls(sid, hook.tool_name or "", hook.tool_input or {}), {}
     if hook.event == "SubagentStop":
-        from goalkeeper.hosts.codex_transcript import read_tail
-        from goalkeeper.hosts.subagents import subagent_settled
+        from goalkeeper.hosts.codex.transcript import read_tail
+        from goalkeeper.hosts.command_hooks.subagents import subagent_settled
 
         return (subagent_settled(hook, config, read_tail),), {}
     activity, host_state, final = _activity(hook, stored, config)
@@ -226,72 +225,12 @@ def own_prompt(prompt: str) -> str:
     return prompt
 
 
-def tool_calls(sid: str, name: str, tool_input: Mapping[str, Any]) -> tuple[ToolCall, ...]:
-    """A Codex tool call as goalkeeper's guards read it: a patch is one write per file. Codex
-    also applies a patch the shell tool names (``apply_patch <<'EOF' …``: its hook sees
-    ``Bash``, the file is written; seen on 0.171.0), so such a command is judged as the shell
-    command *and* as the patch's writes."""
-    command = tool_input.get("command")
-    command = command if isinstance(command, str) else ""
-    if name == PATCH_TOOL:
-        targets = patch_targets(command) or ("",)
-    elif name == "Bash" and _SHELL_PATCH.search(command):
-        found = patch_targets(command) or ("",)
-        joined = (_joined(folder, t) for folder in cd_folders(command) for t in found if t)
-        targets = tuple(dict.fromkeys((*found, *joined)))
-    else:
-        return (ToolCall(sid, name, dict(tool_input)),)
-    writes = tuple(ToolCall(sid, PATCH_TOOL, {"file_path": t, "command": command}) for t in targets)
-    return writes if name == PATCH_TOOL else (ToolCall(sid, name, dict(tool_input)), *writes)
-
-
-_SHELL_PATCH = lazy_re(r"(?:^|[\s;&|(`'\"])(?:apply_patch|applypatch)\b")
-_CD = lazy_re(r"(?:^|[\s;&|(`])(?:cd|pushd)\s+(['\"]?)([^\s'\";&|()`]+)\1")
-
-
-def cd_folders(command: str) -> tuple[str, ...]:
-    """Every folder a patch after the ``cd`` commands of ``command`` may run in, from the session's
-    folder: each ``cd`` alone and each chain of them in order (``cd a && cd b`` gives ``a``,
-    ``a/b`` and ``b``). A patch's path is judged from each (and as it is): judging one more
-    path than it writes refuses nothing honest, while one ``cd`` too few let ``cd a && cd b
-    && apply_patch`` write ``../../.codex/hooks.json`` unjudged. A folder only known when the
-    command runs (``cd "$(mktemp -d)"``) is beyond what a reading of the text can place."""
-    folders: dict[str, None] = {}
-    chain = ""
-    for match in _CD.finditer(command):
-        folder = match.group(2)
-        chain = folder if folder.startswith(("/", "~")) or not chain else _joined(chain, folder)
-        folders.setdefault(folder, None)
-        folders.setdefault(chain, None)
-    return tuple(folders)
-
-
-def _joined(folder: str, path: str) -> str:
-    """``path`` as a patch run after ``cd folder`` names it, from the session's folder."""
-    return path if path.startswith("/") else f"{folder.rstrip('/')}/{path}"
-
-
-_FILE_LINES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
-
-
-def patch_targets(patch: str) -> tuple[str, ...]:
-    """Every file an ``apply_patch`` text adds, changes, deletes or moves to, in order, once."""
-    found: dict[str, None] = {}
-    for line in patch.splitlines():
-        for head in _FILE_LINES:
-            if line.startswith(head):
-                path = line[len(head) :].strip()
-                if path:
-                    found.setdefault(path, None)
-    return tuple(found)
-
-
 def _activity(
     hook: HookInput, stored: Mapping[str, Any], config: Config
 ) -> tuple[Activity, dict[str, Any], str]:
     if not hook.transcript_path:
         return Activity(), {}, ""
-    from goalkeeper.hosts.codex_transcript import read_tail
+    from goalkeeper.hosts.codex.transcript import read_tail
 
     same_file = stored.get("transcript_path") == hook.transcript_path
     offset = stored.get("transcript_offset") if same_file else None

@@ -31,9 +31,9 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from goalkeeper.hosts.findings import Finding, dig
-from goalkeeper.hosts.json_doc import JsonFileError
-from goalkeeper.hosts.own_folders import covered, inside
+from goalkeeper.hosts.command_hooks.findings import Finding, dig
+from goalkeeper.hosts.command_hooks.json_doc import JsonFileError
+from goalkeeper.hosts.command_hooks.own_folders import covered, inside
 
 SANDBOX = "sandbox"
 SWITCHES: dict[str, bool] = {

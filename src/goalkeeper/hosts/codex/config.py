@@ -23,8 +23,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from goalkeeper.hosts.codex import HOOK_EVENTS, PRE_TOOL_MATCHER
-from goalkeeper.hosts.findings import Finding
+from goalkeeper.hosts.codex.hook import HOOK_EVENTS, PRE_TOOL_MATCHER
+from goalkeeper.hosts.command_hooks.findings import Finding
 
 HOOK_TIMEOUT_S = 60
 EVENT_LABELS = {
@@ -290,8 +290,8 @@ def layer_findings(
     without a word. Without project trust the whole ``<repo>/.codex/`` layer is ignored
     (hooks and MCP servers alike). Sources: codex-rs ``hooks`` (``command_hook_hash``), the
     offline recipe (``/work/shared/reference/codex-offline-e2e.md`` §5, §6)."""
-    from goalkeeper.hosts.findings import coverage, dig, handler_events, stale_mcp
-    from goalkeeper.hosts.launcher import mcp_host
+    from goalkeeper.hosts.command_hooks.findings import coverage, dig, handler_events, stale_mcp
+    from goalkeeper.hosts.transport.launcher import mcp_host
 
     scope = " --user" if layer == "user" else ""
     fix = f"goalkeeper install codex{scope} --trust"

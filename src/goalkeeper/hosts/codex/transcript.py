@@ -14,8 +14,8 @@ lines read here (observed on a real run, see ``codex-offline-e2e.md``):
 * ``event_msg`` / ``token_count``: ``info.last_token_usage.input_tokens`` and
   ``info.model_context_window``.
 
-Like the Claude Code reader (``claude_transcript``), only the bytes after the remembered offset
-are read, an unfinished last line is left for the next read, and a missing file means "could
+Like the Claude Code reader (``hosts/claude/transcript.py``), only the bytes after the remembered
+offset are read, an unfinished last line is left for the next read, and a missing file means "could
 not be read". The result is the same ``TranscriptTail`` value.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 from goalkeeper.core.values import RUN_TAIL_CHARS, RunOutcome, ToolRun
-from goalkeeper.hosts.claude_transcript import MAX_FINAL_TEXT, TranscriptTail, json_entry
+from goalkeeper.hosts.command_hooks.jsonl import MAX_FINAL_TEXT, TranscriptTail, json_entry
 
 SHELL_CALLS = frozenset({"exec_command", "shell_command", "shell", "local_shell"})
 """Codex's shell tools as the model calls them (0.171.0 offers ``exec_command``)."""
@@ -92,7 +92,7 @@ def _call(payload: dict[str, object]) -> ToolRun:
     if name in SHELL_CALLS:
         return ToolRun("shell", "Bash", _command(payload.get("arguments")))
     if name in PATCH_CALLS:
-        from goalkeeper.hosts.codex import patch_targets
+        from goalkeeper.hosts.codex.patch import patch_targets
 
         raw = payload.get("input")
         targets = patch_targets(raw if isinstance(raw, str) else "")

@@ -45,8 +45,8 @@ from goalkeeper.core.values import (
     TurnEnd,
     UserPrompt,
 )
-from goalkeeper.hosts import pi_protocol as wire
-from goalkeeper.hosts.pi_host import (
+from goalkeeper.hosts.pi import protocol as wire
+from goalkeeper.hosts.pi.host import (
     ACTIVE_ONLY_TOOLS,
     CAPABILITIES,
     GOAL_COMMAND,
@@ -64,8 +64,8 @@ from goalkeeper.hosts.pi_host import (
     tool_run,
     translate,
 )
-from goalkeeper.hosts.pi_protocol import Incoming, PiContext, ProtocolError
-from goalkeeper.hosts.pi_settle import RunEnd, SettleTracker, retry_settings, settles_itself
+from goalkeeper.hosts.pi.protocol import Incoming, PiContext, ProtocolError
+from goalkeeper.hosts.pi.settle import RunEnd, SettleTracker, retry_settings, settles_itself
 
 DEFAULT_SESSION = "pi"
 
@@ -102,7 +102,7 @@ class Bridge:
         self._write = write
         self._timer = timer
         self.lock = threading.RLock()
-        from goalkeeper.hosts.pi_install import host_files
+        from goalkeeper.hosts.pi.install import host_files
 
         self.supervisor = Supervisor(
             project,
@@ -432,7 +432,7 @@ class Bridge:
             self._write(wire.action("notify", text=render(self.lang, moved[0], **moved[1])))
 
     def _internal_error(self, exc: BaseException) -> None:
-        from goalkeeper.hosts.fail_open import journal_internal_error
+        from goalkeeper.hosts.command_hooks.fail_open import journal_internal_error
 
         journal_internal_error(self.project, self.session_id, exc)
         text = render(self.lang, "hook.internal_error", error=f"{type(exc).__name__}: {exc}")

@@ -61,7 +61,7 @@ def tool_names(host: str, env: Mapping[str, str]) -> dict[str, str]:
     ``tool_names``: Claude Code's settings install or plugin, Codex, Gemini CLI)."""
     import importlib
 
-    from goalkeeper.hosts.hook_client import HOSTS
+    from goalkeeper.hosts.hook_channel import HOSTS
 
     names: dict[str, str] = importlib.import_module(HOSTS[host]).tool_names(env)
     return names
@@ -75,7 +75,7 @@ def server_env(host: str, env: Mapping[str, str], project: Path, cwd: str) -> di
     names are dropped, as for Gemini's hooks (``gemini_env.user_env``)."""
     if host != "gemini":
         return dict(env)
-    from goalkeeper.hosts.gemini_env import user_env
+    from goalkeeper.hosts.gemini.env import user_env
 
     return user_env(env, project, cwd)
 
@@ -268,7 +268,7 @@ async def elicit(ctx: Any, dialog: Mapping[str, Any]) -> dict[str, str]:
     fails the request leaves the decision pending (``no_ui``), never a guessed answer."""
     import anyio
 
-    from goalkeeper.hosts.mcp_elicit import form_of, outcome_of, timed_out, timeout_seconds
+    from goalkeeper.hosts.mcp.elicit import form_of, outcome_of, timed_out, timeout_seconds
 
     message, schema = form_of(dialog)
     try:
@@ -300,7 +300,7 @@ ASKED_AT = "askedAt"
 def input_required(dialog: Mapping[str, Any], now: float | None = None) -> InputRequiredResult:
     import mcp_types as types
 
-    from goalkeeper.hosts.mcp_elicit import form_of
+    from goalkeeper.hosts.mcp.elicit import form_of
 
     message, schema = form_of(dialog)
     form = types.ElicitRequestFormParams(message=message, requested_schema=schema)
@@ -315,7 +315,7 @@ def answered_form(params: Any, now: float | None = None) -> dict[str, str] | Non
     """The outcome carried by the client's retry (its form answer and the echoed dialog), or
     None when this is not such a retry. A form the client cancelled after the dialog's timeout
     is the timed default (``retry_outcome``)."""
-    from goalkeeper.hosts.mcp_elicit import retry_outcome
+    from goalkeeper.hosts.mcp.elicit import retry_outcome
 
     responses = getattr(params, "input_responses", None) or {}
     answer = responses.get(FORM_KEY)
@@ -354,7 +354,7 @@ def serve(project: Path, host: str = DEFAULT_HOST) -> int:
     from mcp.server.stdio import stdio_server
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
-    from goalkeeper.hosts.mcp_origin import origin
+    from goalkeeper.hosts.mcp.origin import origin
 
     env = server_env(host, os.environ, project, os.getcwd())
     started = origin(env)  # did the host start this server? (its forms approve only then)

@@ -11,8 +11,8 @@ generator writes (``goalkeeper.cli.plugin_files``).
 Three things differ from a settings install (``goalkeeper install claude``):
 
 - **Names.** Claude Code namespaces a plugin's commands (``/goalkeeper:goal``) and MCP tools
-  (``mcp__plugin_goalkeeper_goalkeeper__todo``). ``plugin_prompt`` turns the commands back into
-  the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
+  (``mcp__plugin_goalkeeper_goalkeeper__todo``). ``hook.plugin_prompt`` turns the commands back
+  into the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
   hook's session hand-over take the plugin's tool prefix too (``PLUGIN_TOOL_PREFIX``).
 - **The interpreter.** A plugin cannot know where goalkeeper is installed, so the hooks and the
   MCP server run the portable launcher (``claude_settings.hook_command`` / ``mcp_command``):
@@ -31,34 +31,16 @@ Three things differ from a settings install (``goalkeeper install claude``):
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from goalkeeper.core.text.lazy_re import lazy_re
+from goalkeeper.hosts.command_hooks.wire import MCP_SERVER, PLUGIN_NAME, PLUGIN_TOOL_PREFIX
 
-PLUGIN_NAME = "goalkeeper"
 MARKETPLACE_NAME = "goalkeeper"
-MCP_SERVER = "goalkeeper"
-PLUGIN_TOOL_PREFIX = f"mcp__plugin_{PLUGIN_NAME}_{MCP_SERVER}__"
-"""How Claude Code names the plugin's MCP tools: ``mcp__plugin_<plugin>_<server>__<tool>``."""
-PLUGIN_COMMANDS = {"goal": "gk-goal", "mode": "gk-mode", "workflow": "workflow"}
-"""The plugin's commands (``/goalkeeper:<key>``) and the command of a settings install each
-one is (``COMMAND_FILES``): the namespace already says whose they are."""
-_PLUGIN_COMMAND = lazy_re(
-    rf"\A(\s*)/{PLUGIN_NAME}:({'|'.join(PLUGIN_COMMANDS)})(?=\s|\Z)", re.IGNORECASE
-)
-
-
-def plugin_prompt(prompt: str) -> str:
-    """A prompt as goalkeeper's prompt hook reads it: a plugin command at its start
-    (``/goalkeeper:goal …``, as Claude Code hands it over) becomes the command it stands for
-    (``/gk-goal …``). Anything else is returned as it is."""
-    return _PLUGIN_COMMAND.sub(lambda m: f"{m[1]}/{PLUGIN_COMMANDS[m[2].lower()]}", prompt, count=1)
 
 
 def pre_tool_matcher() -> str:
     """The settings install's PreToolUse matcher, with the plugin's own tools added."""
-    from goalkeeper.hosts.claude_code import PRE_TOOL_MATCHER
+    from goalkeeper.hosts.claude.hook import PRE_TOOL_MATCHER
 
     if not PRE_TOOL_MATCHER.startswith("^("):  # the two modules disagree: a programming error
         raise RuntimeError(f"unexpected PreToolUse matcher {PRE_TOOL_MATCHER!r}")
@@ -66,8 +48,8 @@ def pre_tool_matcher() -> str:
 
 
 def hooks_json() -> dict[str, Any]:
-    from goalkeeper.hosts.claude_code import HOOK_EVENTS
-    from goalkeeper.hosts.claude_settings import HOOK_TIMEOUT_S, STOP_TIMEOUT_S, hook_command
+    from goalkeeper.hosts.claude.hook import HOOK_EVENTS
+    from goalkeeper.hosts.claude.settings import HOOK_TIMEOUT_S, STOP_TIMEOUT_S, hook_command
 
     hooks: dict[str, Any] = {}
     for event in HOOK_EVENTS:
@@ -100,7 +82,7 @@ def plugin_json(version: str) -> dict[str, Any]:
 
 def mcp_json() -> dict[str, Any]:
     """The plugin's ``.mcp.json``: goalkeeper's server, started by the launcher."""
-    from goalkeeper.hosts.claude_settings import mcp_command
+    from goalkeeper.hosts.claude.settings import mcp_command
 
     argv = mcp_command()
     return {"mcpServers": {MCP_SERVER: {"command": argv[0], "args": argv[1:]}}}

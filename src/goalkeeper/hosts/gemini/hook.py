@@ -60,14 +60,14 @@ from goalkeeper.core.values import (
     ToolRun,
     UserPrompt,
 )
-from goalkeeper.hosts.claude_code import decode_payload
-from goalkeeper.hosts.fail_open import (
+from goalkeeper.hosts.command_hooks.fail_open import (
     add_start_notices,
     answer_failing_open,
     stored_host_state,
     unused_event,
 )
-from goalkeeper.hosts.gemini_runs import dump_run, load_run, tool_run
+from goalkeeper.hosts.command_hooks.wire import decode_payload
+from goalkeeper.hosts.gemini.runs import dump_run, load_run, tool_run
 from goalkeeper.store.safe_read import file_size
 
 HOST = "gemini"
@@ -102,7 +102,7 @@ USER_CONFIG = (
     ".env",
 )
 """Where Gemini CLI reads the hooks, the MCP servers and the environment it hands the hooks
-(``hosts.gemini_env``), and records which hooks and folders the user trusts: the agent must not
+(``hosts.gemini.env``), and records which hooks and folders the user trusts: the agent must not
 write them."""
 MAX_RUNS = 200
 """Tool calls kept per settle in the session's bookkeeping (the count goes on past it)."""
@@ -180,11 +180,11 @@ def answer_hook(
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
-    (``hosts.fail_open``, as for Claude Code). goalkeeper's settings are read without what the
-    project's ``.env`` files put in the hook's environment (``gemini_env.user_env``)."""
+    (``hosts.command_hooks.fail_open``, as for Claude Code). goalkeeper's settings are read
+    without what the project's ``.env`` files put in the hook's environment (``env.user_env``)."""
 
     def settings_env(hook: HookInput, project: Path) -> Mapping[str, str]:
-        from goalkeeper.hosts.gemini_env import user_env
+        from goalkeeper.hosts.gemini.env import user_env
 
         return user_env(env, project, hook.cwd or cwd)
 

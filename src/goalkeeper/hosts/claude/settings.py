@@ -17,22 +17,22 @@ restores the previous value.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
 
 from goalkeeper.core.text.lazy_re import lazy_re
-from goalkeeper.hosts.claude_code import HOOK_EVENTS, PRE_TOOL_MATCHER
-from goalkeeper.hosts.json_doc import (
+from goalkeeper.hosts.claude.hook import HOOK_EVENTS, PRE_TOOL_MATCHER
+from goalkeeper.hosts.command_hooks.json_doc import (
     MAX_BYTES,
     JsonFileError,
     Style,
     read_document,
     write_document,
 )
-from goalkeeper.hosts.launcher import is_goalkeeper_mcp
+from goalkeeper.hosts.command_hooks.settings_doc import drop_handlers, put_handler, put_hooks
+from goalkeeper.hosts.transport.launcher import is_goalkeeper_mcp
 
 if TYPE_CHECKING:
     from goalkeeper.core.messages import Lang
@@ -82,11 +82,12 @@ MCP_SERVER = "goalkeeper"
 
 def hook_command(python: str | None = None) -> str:
     """The hook command Claude Code runs for every event: the portable launcher
-    (``hosts.launcher``), which finds goalkeeper at run time and names no path of this machine.
+    (``hosts.transport.launcher``), which finds goalkeeper at run time and names no path of this
+    machine.
     This is the launcher's public entry point for settings and plugins (``hooks.json``).
     ``python`` bakes in this machine's interpreter as a fallback: only for files that are never
     committed (``--local``, ``--user``)."""
-    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
+    from goalkeeper.hosts.transport.launcher import hook_command as launcher_hook_command
 
     return launcher_hook_command("claude", python)
 
@@ -95,7 +96,7 @@ def mcp_command(python: str | None = None) -> list[str]:
     """The MCP server's argv (``command`` is its first item, ``args`` the rest): the same
     launcher, so a teammate without goalkeeper gets a failed server and one clear stderr line,
     never a broken session."""
-    from goalkeeper.hosts.launcher import mcp_argv
+    from goalkeeper.hosts.transport.launcher import mcp_argv
 
     return mcp_argv(python)
 
@@ -397,81 +398,3 @@ def goal_command_text(lang: Lang = "en") -> str:
     from goalkeeper.core.messages import make_say
 
     return make_say(lang)("goal.command_file")
-
-
-def drop_handlers(hooks: dict[str, Any], ours: Callable[[object], bool]) -> list[str]:
-    """Take goalkeeper's handlers (``ours(command)``) out of a ``hooks`` map in place, in the
-    shape Claude Code and Gemini CLI share (event → groups → ``hooks`` → handlers): a group left
-    without handlers goes, and an event left without groups. The changes, one per event."""
-    changes: list[str] = []
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept_groups = []
-        for group in groups:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            if not isinstance(handlers, list):
-                kept_groups.append(group)
-                continue
-            kept = [h for h in handlers if not (isinstance(h, dict) and ours(h.get("command")))]
-            if len(kept) != len(handlers):
-                changes.append(f"removed the {event} hook")
-            if kept:
-                kept_groups.append({**group, "hooks": kept})
-        if kept_groups:
-            hooks[event] = kept_groups
-        else:
-            del hooks[event]
-    return changes
-
-
-def put_hooks(
-    data: dict[str, Any],
-    events: Sequence[str],
-    ensure: Callable[[str, list[Any]], list[str]],
-) -> list[str]:
-    """goalkeeper's handler for each of ``events`` in a settings document's ``hooks`` map (the
-    shape Claude Code and Gemini CLI share), put there by ``ensure(event, groups)``; what
-    changed. Raises ``JsonFileError`` for a shape it cannot safely change (the file is then
-    left as it is)."""
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise JsonFileError("'hooks' in the settings is not an object; fix it first")
-    changes: list[str] = []
-    for event in events:
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise JsonFileError(f"'hooks.{event}' in the settings is not a list; fix it first")
-        changes += ensure(event, groups)
-    return changes
-
-
-def put_handler(
-    event: str,
-    groups: list[Any],
-    handler: dict[str, Any],
-    matcher: str | None,
-    ours: Callable[[object], bool],
-) -> list[str]:
-    """goalkeeper's ``handler`` for ``event`` in its own group (with ``matcher`` where the event
-    takes one), added or brought up to date in place, in the hooks shape Claude Code and Gemini
-    CLI share; ``ours(command)`` tells goalkeeper's handlers. The change, if any."""
-    for group in groups:
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        mine = [
-            h
-            for h in (handlers if isinstance(handlers, list) else [])
-            if isinstance(h, dict) and ours(h.get("command"))
-        ]
-        if not mine:
-            continue
-        stale = any(h != handler for h in mine) or (matcher and group.get("matcher") != matcher)
-        for h in mine:
-            h.clear()
-            h.update(handler)
-        if matcher:
-            group["matcher"] = matcher
-        return [f"updated the {event} hook"] if stale else []
-    groups.append({"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]})
-    return [f"added the {event} hook"]

@@ -10,41 +10,41 @@ failure answers ``{"systemMessage": …}`` and lets the agent stop (fail open).
 
 from __future__ import annotations
 
-import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-
 from goalkeeper.config import Config
 from goalkeeper.core.messages import render
-from goalkeeper.core.text.sanitize import scrub_json
+from goalkeeper.core.text.lazy_re import lazy_re
 from goalkeeper.core.values import (
-    Action,
     Activity,
-    Advise,
     BeforeAgentStart,
-    Block,
     Capability,
-    Close,
-    Continue,
     Event,
-    Notify,
-    Pause,
     SessionStart,
     Settled,
     ToolCall,
     UserPrompt,
 )
-from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
-from goalkeeper.hosts.fail_open import (
-    HostInputError,
+from goalkeeper.hosts.command_hooks.fail_open import (
     add_start_notices,
     answer_failing_open,
     stored_host_state,
     unused_event,
+)
+from goalkeeper.hosts.command_hooks.wire import (
+    OWN_TOOL_PREFIXES,
+    PLUGIN_NAME,
+    PLUGIN_TOOL_NAMES,
+    TOOL_NAMES,
+    HookInput,
+    parse_input,
+    pre_tool_use_plumbing,
+    to_answer,
+    transcript_mark,
 )
 
 HOST = "claude"
@@ -55,7 +55,6 @@ MUTE: frozenset[Capability] = frozenset()
 """At StopFailure: Claude Code ignores the hook's output, so nothing said there reaches the
 user or the model. Declared as no capability, notices wait for the next answer that can show
 them (SessionStart, UserPromptSubmit), instead of being lost."""
-MAX_INPUT_BYTES = 16 * 1024 * 1024
 DEFAULT_BLOCK_CAP = 8  # Claude Code ends a turn after this many Stop blocks in a row
 HOOK_EVENTS = (
     "SessionStart",
@@ -66,18 +65,6 @@ HOOK_EVENTS = (
     "SubagentStop",
 )
 """The events ``goalkeeper install claude`` registers."""
-TODO_TOOL = "mcp__goalkeeper__todo"
-"""goalkeeper's own todo tool as Claude Code names it (MCP server "goalkeeper", tool "todo")."""
-OWN_TOOL_PREFIX = "mcp__goalkeeper__"
-"""goalkeeper's MCP tools (todo, workflow, workflow_active, workflow_ask, goal_approval) as
-Claude Code names them: the PreToolUse hook hands each the session id it belongs to."""
-OWN_TOOL_PREFIXES = (OWN_TOOL_PREFIX, PLUGIN_TOOL_PREFIX)
-"""The same tools served by the Claude Code plugin's MCP server (``claude_plugin``)."""
-OWN_TOOLS = ("todo", "workflow", "workflow_active", "workflow_ask", "goal_approval")
-TOOL_NAMES = {n: OWN_TOOL_PREFIX + n for n in OWN_TOOLS}
-PLUGIN_TOOL_NAMES = {n: PLUGIN_TOOL_PREFIX + n for n in OWN_TOOLS}
-"""The names the model sees when goalkeeper runs as the Claude Code plugin: its hooks run with
-``CLAUDE_PLUGIN_ROOT`` set, and its MCP server's tools are ``mcp__plugin_<plugin>_<server>__…``."""
 
 
 PROJECT_CONFIG = (".claude/settings.json", ".claude/settings.local.json", ".mcp.json")
@@ -101,6 +88,21 @@ def host_files(project: Path | str, env: Mapping[str, str]) -> tuple[str, ...]:
 def tool_names(env: Mapping[str, str]) -> dict[str, str]:
     """goalkeeper's tools as this Claude Code session names them (plugin or settings install)."""
     return PLUGIN_TOOL_NAMES if env.get("CLAUDE_PLUGIN_ROOT") else TOOL_NAMES
+
+
+PLUGIN_COMMANDS = {"goal": "gk-goal", "mode": "gk-mode", "workflow": "workflow"}
+"""The plugin's commands (``/goalkeeper:<key>``) and the command of a settings install each
+one is (``COMMAND_FILES``): the namespace already says whose they are."""
+_PLUGIN_COMMAND = lazy_re(
+    rf"\A(\s*)/{PLUGIN_NAME}:({'|'.join(PLUGIN_COMMANDS)})(?=\s|\Z)", re.IGNORECASE
+)
+
+
+def plugin_prompt(prompt: str) -> str:
+    """A prompt as goalkeeper's prompt hook reads it: a plugin command at its start
+    (``/goalkeeper:goal …``, as Claude Code hands it over) becomes the command it stands for
+    (``/gk-goal …``). Anything else is returned as it is."""
+    return _PLUGIN_COMMAND.sub(lambda m: f"{m[1]}/{PLUGIN_COMMANDS[m[2].lower()]}", prompt, count=1)
 
 
 NATIVE_TODO_TOOLS = ("TodoWrite", "TaskUpdate")
@@ -148,106 +150,6 @@ DOCUMENTED_EVENTS = frozenset(
 _SOURCES = ("startup", "resume", "compact", "clear", "fork")
 
 
-class HookInput(Struct, frozen=True):
-    """The fields of a hook payload goalkeeper uses; unknown keys are ignored."""
-
-    event: str
-    session_id: str
-    cwd: str | None = None
-    transcript_path: str | None = None
-    source: str | None = None
-    prompt: str | None = None
-    last_assistant_message: str | None = None
-    error: str | None = None
-    tool_name: str | None = None
-    tool_input: dict[str, Any] | None = None
-    turn_id: str | None = None
-    """Codex's turn (its UserPromptSubmit names the turn the prompt starts)."""
-    background: int = 0
-    """Background work still running at a Stop (``background_tasks``): the agent is waiting
-    for it, not settled."""
-    agent_id: str | None = None
-    """The subagent a tool event or a SubagentStop belongs to."""
-    agent_type: str | None = None
-    agent_transcript_path: str | None = None
-    """A SubagentStop's own transcript (the subagent's run)."""
-    stop_hook_active: bool = False
-
-
-def parse_input(raw: bytes) -> HookInput:
-    """The payload as a value, every lone surrogate and NUL in it replaced by U+FFFD; raises
-    ``HostInputError`` saying what is wrong with it."""
-    payload = decode_payload(raw)
-    event, session_id = payload["hook_event_name"], payload["session_id"]
-    return HookInput(
-        event=event,
-        session_id=session_id,
-        cwd=_str(payload.get("cwd")),
-        transcript_path=_str(payload.get("transcript_path")),
-        source=_str(payload.get("source")),
-        prompt=_str(payload.get("prompt")),
-        last_assistant_message=_str(payload.get("last_assistant_message")),
-        error=_str(payload.get("error")),
-        tool_name=_str(payload.get("tool_name")),
-        tool_input=payload.get("tool_input")
-        if isinstance(payload.get("tool_input"), dict)
-        else None,
-        background=_running(payload.get("background_tasks")),
-        turn_id=_str(payload.get("turn_id")),
-        agent_id=_str(payload.get("agent_id")),
-        agent_type=_str(payload.get("agent_type")),
-        agent_transcript_path=_str(payload.get("agent_transcript_path")),
-        stop_hook_active=payload.get("stop_hook_active") is True,
-    )
-
-
-def decode_payload(raw: bytes) -> dict[str, Any]:
-    """A hook payload as a JSON object with a non-empty ``hook_event_name`` and
-    ``session_id``, lone surrogates and NULs replaced by U+FFFD; raises ``HostInputError``
-    saying what is wrong with it. Shared by every host whose hooks speak this shape (Claude
-    Code, Gemini CLI)."""
-    if len(raw) > MAX_INPUT_BYTES:
-        raise HostInputError(f"hook input is larger than {MAX_INPUT_BYTES // 1024 // 1024} MB")
-    if not raw.strip():
-        raise HostInputError("hook input was empty (expected one JSON object on stdin)")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HostInputError(f"hook input is not valid UTF-8 (byte {exc.start})") from None
-    try:
-        payload = json.loads(text)
-    except RecursionError:
-        raise HostInputError("hook input is nested too deeply") from None
-    except ValueError as exc:
-        raise HostInputError(f"hook input is not valid JSON ({exc})") from None
-    # a lone surrogate or a NUL would fail the answer's encoding or a path: U+FFFD instead
-    payload = scrub_json(payload, raw)
-    if not isinstance(payload, dict):
-        raise HostInputError("hook input is not a JSON object")
-    event = payload.get("hook_event_name")
-    if not isinstance(event, str) or not event:
-        raise HostInputError("hook input has no 'hook_event_name'")
-    session_id = payload.get("session_id")
-    if not isinstance(session_id, str) or not session_id:
-        raise HostInputError(f"{event} hook input has no 'session_id'")
-    return payload
-
-
-_IN_FLIGHT = frozenset({"running", "pending", "starting", "in_progress"})
-
-
-def _running(tasks: object) -> int:
-    """How many of the Stop's ``background_tasks`` are still in flight (bounded, never
-    raises): a shell in the background, a subagent, a monitor."""
-    if not isinstance(tasks, list):
-        return 0
-    return sum(
-        1
-        for task in tasks[:1000]
-        if isinstance(task, dict) and str(task.get("status", "running")).lower() in _IN_FLIGHT
-    )
-
-
 def project_dir(hook: HookInput | None, env: Mapping[str, str], cwd: str) -> Path:
     """Claude Code names the project in ``CLAUDE_PROJECT_DIR``; else the hook's cwd."""
     return Path(env.get("CLAUDE_PROJECT_DIR") or (hook.cwd if hook else None) or cwd)
@@ -262,7 +164,7 @@ def answer_hook(
     notes: Sequence[tuple[str, Mapping[str, object]]] = (),
 ) -> tuple[dict[str, Any], Config | None]:
     """One hook event in, one JSON answer out. Never raises; always lets the agent go on failure
-    (``hosts.fail_open``).
+    (``hosts.command_hooks.fail_open``).
 
     ``notes``: catalog messages (key, fields) for the user at SessionStart, such as why the hook
     transport answered in-process. Returns the answer and the config used (None when the input
@@ -326,26 +228,6 @@ def _answer(
     return answer
 
 
-def pre_tool_use_plumbing(hook: HookInput) -> dict[str, Any]:
-    """goalkeeper's own todo tool runs in its MCP server, which cannot see the session id:
-    hand it over in the call (``updatedInput``) and let the call through (the server applies
-    every gate). Any other tool: no opinion."""
-    if not (hook.tool_name or "").startswith(OWN_TOOL_PREFIXES):
-        return {}
-    updated = {**(hook.tool_input or {}), "session": hook.session_id}
-    if hook.tool_name in (TOOL_NAMES["todo"], PLUGIN_TOOL_NAMES["todo"]):
-        updated.pop("agent", None)  # the calling subagent is the host's to say, never the model's
-        if hook.agent_id:
-            updated["agent"] = hook.agent_id
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "updatedInput": updated,
-        }
-    }
-
-
 def to_events(
     hook: HookInput,
     stored: Mapping[str, Any],
@@ -361,7 +243,7 @@ def to_events(
     if hook.event == "UserPromptSubmit":
         import os
 
-        from goalkeeper.hosts.claude_transcript import user_prompt_shown
+        from goalkeeper.hosts.claude.transcript import user_prompt_shown
 
         raw = hook.prompt or ""
         records = os.environ if env is None else env
@@ -371,9 +253,10 @@ def to_events(
         call = ToolCall(sid, hook.tool_name or "", dict(hook.tool_input or {}), hook.agent_id or "")
         return (call,), {}
     if hook.event == "SubagentStop":
-        from goalkeeper.hosts.subagents import subagent_settled
+        from goalkeeper.hosts.claude.transcript import read_tail
+        from goalkeeper.hosts.command_hooks.subagents import subagent_settled
 
-        return (subagent_settled(hook, config),), {}
+        return (subagent_settled(hook, config, read_tail),), {}
     if hook.event == "StopFailure":
         return (
             Settled(sid, hook.last_assistant_message or "", error=hook.error or "api error"),
@@ -384,34 +267,6 @@ def to_events(
     return (Settled(sid, text, activity=activity),), host_state
 
 
-def to_answer(event: str, actions: Sequence[Action]) -> dict[str, Any]:
-    """Claude Code's hook output for the merged actions of one event."""
-    answer: dict[str, Any] = {}
-    user = [a.text for a in actions if isinstance(a, Notify)]
-    user += [a.reason for a in actions if isinstance(a, Pause)]
-    user += [a.summary for a in actions if isinstance(a, Close)]
-    if event in ("SessionStart", "UserPromptSubmit"):
-        context = "\n\n".join(a.text for a in actions if isinstance(a, Advise))
-        if context:
-            answer["hookSpecificOutput"] = {"hookEventName": event, "additionalContext": context}
-    elif event in ("Stop", "SubagentStop"):
-        reasons = [a.text for a in actions if isinstance(a, Continue)]
-        if reasons:
-            answer["decision"] = "block"
-            answer["reason"] = "\n\n".join(reasons)
-    elif event == "PreToolUse":
-        denials = [a.reason for a in actions if isinstance(a, Block)]
-        if denials:
-            answer["hookSpecificOutput"] = {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": "\n\n".join(denials),
-            }
-    if user and event != "StopFailure":
-        answer["systemMessage"] = "\n".join(user)
-    return answer
-
-
 def _activity(
     hook: HookInput, stored: Mapping[str, Any], config: Config
 ) -> tuple[Activity, dict[str, Any], str]:
@@ -419,7 +274,7 @@ def _activity(
     as the transcript has it (all its text blocks; "" when unknown)."""
     if not hook.transcript_path:
         return Activity(), {}, ""
-    from goalkeeper.hosts.claude_transcript import read_tail
+    from goalkeeper.hosts.claude.transcript import read_tail
 
     same_file = stored.get("transcript_path") == hook.transcript_path
     offset = stored.get("transcript_offset") if same_file else None
@@ -437,17 +292,6 @@ def _activity(
     return activity, state, tail.final_text
 
 
-def transcript_mark(path: str | None) -> dict[str, Any]:
-    """At session start, remember where the transcript ends: older activity is not this run's."""
-    if not path:
-        return {}
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    return {"transcript_path": path, "transcript_offset": size}
-
-
 def _block_cap_warning(env: Mapping[str, str], config: Config) -> str | None:
     """Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` Stop blocks in a row
     with no tool call in between (8 by default; 0 disables it; a tool call restarts the count,
@@ -462,7 +306,3 @@ def _block_cap_warning(env: Mapping[str, str], config: Config) -> str | None:
     if cap == 0 or cap >= config.idle_streak:
         return None
     return render("en", "hook.block_cap_low", cap=cap, n=config.idle_streak)
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None

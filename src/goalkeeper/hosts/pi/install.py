@@ -1,6 +1,6 @@
 """Where goalkeeper's Pi extension goes, and what the installed file holds.
 
-The extension is a copy of ``pi_extension.ts`` with the command that starts this goalkeeper
+The extension is a copy of ``extension.ts`` with the command that starts this goalkeeper
 (``<this python> -m goalkeeper``) written in, so Pi finds the right installation whatever is on
 ``PATH``. Project scope: ``<project>/.pi/extensions/goalkeeper.ts``; user scope: the
 ``extensions`` folder of Pi's configuration (``PI_CODING_AGENT_DIR``, else ``~/.pi/agent``).
@@ -25,7 +25,7 @@ _SIGNATURE = "// installed by goalkeeper; sha256:"
 
 
 def source_text() -> str:
-    return (Path(__file__).with_name("pi_extension.ts")).read_text(encoding="utf-8")
+    return (Path(__file__).with_name("extension.ts")).read_text(encoding="utf-8")
 
 
 def bridge_argv(executable: str | None = None) -> list[str]:
