@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.cli.run_claude import claude_argv, claude_settings
-from goalkeeper.cli.run_cmd import detect_host, pi_task
+from goalkeeper.cli.run.claude import claude_argv, claude_settings
+from goalkeeper.cli.run.command import detect_host, pi_task
 from goalkeeper.hosts.claude.settings import is_goalkeeper_command
 from goalkeeper.store.journal import JournalEntry
 from goalkeeper.store.outcome import AgentExit, decide, proof_of
@@ -264,7 +264,7 @@ def test_the_time_limit_ends_the_agent_and_its_children(tmp_path: Path) -> None:
     """--max-minutes: the agent's process group is stopped, and the run counts as cut."""
     import time
 
-    from goalkeeper.cli.run_agent import run_process
+    from goalkeeper.cli.run.agent import run_process
 
     child = tmp_path / "child.pid"
     script = f"sleep 60 & echo $! > {child}; wait"
@@ -288,7 +288,7 @@ def test_without_json_the_outcome_and_its_proof_go_to_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """stdout stays the agent's; goalkeeper's verdict is one line, then one line per run."""
-    from goalkeeper.cli.run_cmd import _report
+    from goalkeeper.cli.run.command import _report
 
     _report(decide(proven_run().entries, "none", OK), "claude", False)
     out, err = capsys.readouterr()
@@ -303,7 +303,7 @@ def test_without_json_the_outcome_and_its_proof_go_to_stderr(
 def test_a_retry_resumes_the_same_session_with_the_retry_prompt_instead_of_the_task() -> None:
     """The user's options stay; their session choice becomes ``--resume SESSION`` and the task
     after ``-p`` becomes the short retry prompt (seed 001 §5)."""
-    from goalkeeper.cli.run_retry import resume_argv
+    from goalkeeper.cli.run.retry import resume_argv
 
     argv = ["claude", "-p", "Fix it", "--session-id", "s-1", "--model", "m", "--max-turns", "5"]
     assert resume_argv(argv, "s-1", "Continue.") == [

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.cli.run_agent import runs_goalkeeper_hooks
-from goalkeeper.cli.run_claude import installed_claude_settings
-from goalkeeper.cli.run_gemini import installed_gemini_settings
+from goalkeeper.cli.run.agent import runs_goalkeeper_hooks
+from goalkeeper.cli.run.claude import installed_claude_settings
+from goalkeeper.cli.run.gemini import installed_gemini_settings
 from goalkeeper.hosts.claude import settings as claude_settings
 from goalkeeper.hosts.gemini import settings as gemini_settings
 

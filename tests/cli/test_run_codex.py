@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.cli.run_agent import RunError
-from goalkeeper.cli.run_codex import FLAGS_SOURCE, _exec_at, _trust_flag_hooks, codex_flags
+from goalkeeper.cli.run.agent import RunError
+from goalkeeper.cli.run.codex import FLAGS_SOURCE, _exec_at, _trust_flag_hooks, codex_flags
 from goalkeeper.hosts.codex import config as cc
 from goalkeeper.hosts.transport.launcher import hook_command, mcp_argv
 

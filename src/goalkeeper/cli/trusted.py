@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goalkeeper.cli.app import fail
+from goalkeeper.cli.common import fail
 
 
 def refuse_in_agent_shell(command: str) -> None:

@@ -1,5 +1,5 @@
 """``goalkeeper doctor``'s checks for Claude Code (2.1.332), pure functions over settings
-documents already read (``cli/doctor`` reads them, and reports a file it cannot read).
+documents already read (``cli/doctor/doctor`` reads them, and reports a file it cannot read).
 
 Facts, from the bundled CLI (tests/e2e/node_modules/@anthropic-ai/claude-code-linux-x64) and
 ``/work/shared/reference/claude-code-hooks.md``:

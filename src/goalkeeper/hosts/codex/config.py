@@ -1,5 +1,5 @@
 """Codex CLI configuration that runs goalkeeper: ``hooks.json`` groups, hook-trust records and
-the MCP server, as pure functions over documents (the CLI in ``cli/install_codex`` reads and
+the MCP server, as pure functions over documents (the CLI in ``cli/install/codex`` reads and
 writes the files).
 
 * ``hooks.json`` (``<repo>/.codex/hooks.json`` or ``$CODEX_HOME/hooks.json``): one group per

@@ -2,8 +2,8 @@
 check shares.
 
 Each host's checks live beside its configuration code (``codex_config``, ``gemini_settings``,
-``claude_doctor``, ``cli/install_pi``) as pure functions over documents already read; they
-return these values and ``cli/doctor`` reads the files, runs the launcher probe and renders.
+``claude_doctor``, ``cli/install/pi``) as pure functions over documents already read; they
+return these values and ``cli/doctor/doctor`` reads the files, runs the launcher probe and renders.
 A finding says what is true (``detail``) and, when it is a problem, the one command or step
 that fixes it (``fix``): the user should never have to guess why a host's hooks stay silent.
 """
