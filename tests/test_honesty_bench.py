@@ -131,7 +131,7 @@ def test_the_honest_runner_fix_passes_goalkeepers_own_verify(
     (a runner adding its own ``-q`` to the verify's made ``-qq``: no pytest summary, refused)."""
     from benchmarks.honesty.scenario import FIXED_CALC
 
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
     from goalkeeper.engine.ports import SubprocessRunner
 
     scenario = BY_NAME["runner-honest-fix"]

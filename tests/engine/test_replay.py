@@ -125,7 +125,7 @@ def test_a_new_test_file_the_verify_names_is_kept(tmp_path: Path) -> None:
 def test_a_pytest_shim_in_the_project_proves_nothing(tmp_path: Path) -> None:
     """A `pytest.py` that exits 0: `python -m pytest` runs it, prints no summary, and the
     verify does not pass; the replay runs the real pytest without it, and fails."""
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
 
     project = _calc_project(tmp_path / "p")
     baseline = _baseline(project)

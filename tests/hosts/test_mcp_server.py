@@ -283,7 +283,7 @@ def _held_goal(project: Path) -> None:
     """A goal the user set (`--verify true`), then GOAL.md edited by the agent."""
     from goalkeeper.core.messages import make_say
     from goalkeeper.core.values import SetGoal
-    from goalkeeper.engine.goal_io import apply_goal_actions
+    from goalkeeper.engine.apply import apply_goal_actions
     from goalkeeper.store.db import Store
 
     store = Store(project)

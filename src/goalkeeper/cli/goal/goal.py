@@ -204,7 +204,7 @@ def verify_command(app: App, as_json: bool) -> int:
 
     Exit status: 0 when every command passes, 1 when one fails or there is no goal.
     """
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
     from goalkeeper.engine.ports import SubprocessRunner
 
     missing = "no goal with a verify command here; set one: goalkeeper goal set --verify …"
@@ -240,7 +240,7 @@ def verify_command(app: App, as_json: bool) -> int:
             break
     passed = all(r.passed for r in runs) and len(runs) == len(goal.verify)
     say = make_say(_lang(config.lang))
-    from goalkeeper.engine.goal_io import iso
+    from goalkeeper.engine.apply import iso
 
     line = say(
         "goal.log.manual_verify", time=iso(time.time()), result="passed" if passed else "failed"
@@ -266,7 +266,7 @@ def resume_command(app: App, as_json: bool) -> int:
     """
     from goalkeeper.cli.trusted import refuse_in_agent_shell
     from goalkeeper.core.goals.goal import resume_update, resumed_rounds
-    from goalkeeper.engine.goal_io import iso, write_goal
+    from goalkeeper.engine.apply import iso, write_goal
 
     refuse_in_agent_shell("goal resume")
     goal = _trusted(app, _goal_doc(app, "resume", "no goal to resume here").goal)
@@ -305,7 +305,7 @@ def clear_command(app: App, as_json: bool) -> int:
     Exit status: 0, also when there was no goal; 2 inside an agent's shell.
     """
     from goalkeeper.cli.trusted import refuse_in_agent_shell
-    from goalkeeper.engine.goal_io import iso
+    from goalkeeper.engine.apply import iso
     from goalkeeper.store.goalfile import archive_goal, load_goal, update_goal
     from goalkeeper.store.trust import close_promise, current_promise
 
@@ -359,7 +359,7 @@ def approve_command(app: App, yes: bool, as_json: bool) -> int:
     """
     from goalkeeper.cli.trusted import refuse_in_agent_shell
     from goalkeeper.core.goals.promise import goal_digest
-    from goalkeeper.engine.goal_io import approve_goal
+    from goalkeeper.engine.apply import approve_goal
 
     refuse_in_agent_shell("goal approve")
     doc = _goal_doc(app, "approve", "no goal here to approve (.agents/goal/GOAL.md does not exist)")
@@ -408,7 +408,7 @@ def _goal_doc(app: App, verb: str, missing: str) -> Any:
 def _apply(
     app: App, actions: list[Action], say: Any, test_command: str | None = None
 ) -> tuple[Action, ...]:
-    from goalkeeper.engine.goal_io import apply_goal_actions
+    from goalkeeper.engine.apply import apply_goal_actions
 
     store = Store(app.project)
     try:

@@ -1,8 +1,10 @@
-"""Carry out what the goal guard asked for that touches files: create GOAL.md (inferring verify
-commands from the project when the goal named none, and fingerprinting the test files for the
-tamper check) and record the promise the user approved with it, apply changes to it (mirroring
-the repair counters into the state database, where the agent cannot undo them), approve a
-changed goal, run its verification, compare the tests.
+"""The driver to the guards' controller: carry out what the guards asked for that touches the
+world (``apply_actions``), after the event's transaction. Kept tests and an accepted plan go into
+the state database. For the goal: create GOAL.md (inferring verify commands from the project when
+the goal named none, and fingerprinting the test files for the tamper check) and record the
+promise the user approved with it, apply changes to it (mirroring the repair counters into the
+state database, where the agent cannot undo them), approve a changed goal. Running its
+verification is ``commands``'s.
 
 Runs outside the state transaction: a verification can take minutes and must not hold the
 database lock. Failures here never crash a hook: they become a notice for the user.
@@ -10,7 +12,6 @@ database lock. Failures here never crash a hook: they become a notice for the us
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,23 +24,65 @@ from goalkeeper.core.goals.goal import (
     Goal,
     GoalUpdate,
 )
-from goalkeeper.core.messages import Say
+from goalkeeper.core.messages import Lang, Say
 from goalkeeper.core.values import (
+    AcceptPlan,
     Action,
     AddCriteria,
     Advise,
     ApproveGoal,
+    KeepTests,
     Notify,
     SetGoal,
-    VerifyRun,
     WriteGoal,
 )
-from goalkeeper.engine.ports import Runner
 
 if TYPE_CHECKING:
-    from goalkeeper.core.proof.test_summary import TestSummary
+    from goalkeeper.config import Config
+    from goalkeeper.engine.ports import Clock
     from goalkeeper.store.conditions import ConditionCheck
     from goalkeeper.store.db import Store
+    from goalkeeper.store.sessions import SessionRow
+
+
+def apply_actions(
+    actions: Sequence[Action],
+    project: Path,
+    store: Store,
+    config: Config,
+    clock: Clock,
+    session: SessionRow,
+) -> tuple[Action, ...] | None:
+    """Carry out the actions of one event that change the world, after its transaction: keep
+    the tests a ``KeepTests`` names, record a plan the user accepted, and the goal's actions
+    (``apply_goal_actions``). What the agent and the user should hear; None when no goal
+    action asked for anything to be said."""
+    for action in actions:
+        if isinstance(action, KeepTests):
+            from goalkeeper.store.test_baseline import keep_tests
+
+            with store.transaction() as conn:
+                keep_tests(conn, action.key, project, clock.now())
+        if isinstance(action, AcceptPlan):  # the user's answer in a host dialog
+            from goalkeeper.store.documents import load_plan
+            from goalkeeper.store.trust import accept_plan
+
+            doc = load_plan(project, config.plan_dir)
+            with store.transaction() as conn:
+                accept_plan(conn, action.digest, doc.path if doc else "", clock.now())
+    if not any(isinstance(a, SetGoal | WriteGoal | ApproveGoal | AddCriteria) for a in actions):
+        return None
+    from goalkeeper.core.messages import make_say
+
+    lang: Lang = "zh" if session.lang == "zh" else "en"
+    return apply_goal_actions(
+        actions,
+        project,
+        make_say(lang),
+        clock.now(),
+        store,
+        config.test_command,  # the user's (approved) one: as for todo evidence
+    )
 
 
 def apply_goal_actions(
@@ -257,64 +300,6 @@ def _conditions_notice(checks: Sequence[ConditionCheck], say: Say) -> Notify:
     ]
     text = say("goal.conditions_user", items="\n".join(lines))
     return Notify(text, "info" if all(c.commands for c in checks) else "warning")
-
-
-def run_verification(
-    commands: Sequence[str],
-    project: Path,
-    runner: Runner,
-    timeout_s: float,
-    *,
-    sandbox: str = "off",
-) -> tuple[VerifyRun, ...]:
-    """Run the goal's commands in order, stopping at the first failure; a timeout is a
-    failure. Callers pass only commands the user approved: each runs as an argument vector,
-    and through ``/bin/sh -c`` only when its text needs a shell (``cd web && npm test``)."""
-    from goalkeeper.core.shell.argv import command_argv
-
-    runs: list[VerifyRun] = []
-    for command in commands:
-        run = run_argv(command, command_argv(command), project, runner, timeout_s, sandbox)
-        runs.append(run)
-        if not run.passed:
-            break
-    return tuple(runs)
-
-
-def run_argv(
-    label: str,
-    argv: Sequence[str],
-    project: Path,
-    runner: Runner,
-    timeout_s: float,
-    sandbox: str,
-) -> VerifyRun:
-    """Run one approved argument vector in ``project`` as a verification named ``label``."""
-    from goalkeeper.core.proof.test_summary import parse_test_summary
-    from goalkeeper.engine.inspect import run_project_command
-
-    started = time.monotonic()
-    done = run_project_command(argv, project, runner, timeout_s, sandbox)
-    summary = parse_test_summary(done.output_tail)
-    return VerifyRun(
-        label,
-        done.exit_code,
-        done.output_tail,
-        done.timed_out,
-        time.monotonic() - started,
-        no_tests=done.exit_code == 0 and _shows_no_test(argv, summary),
-    )
-
-
-def _shows_no_test(argv: Sequence[str], summary: TestSummary) -> bool:
-    """A passing exit that proves nothing: the runner's summary says no test ran, or the
-    command runs pytest and prints no pytest summary at all (a ``pytest.py`` in the project
-    that exits 0, ``-qq``): pytest always prints one."""
-    from goalkeeper.core.shell.argv import runner_of
-
-    if summary.known:
-        return summary.executed == 0
-    return runner_of(argv) == "pytest"
 
 
 def iso(now: float) -> str:
