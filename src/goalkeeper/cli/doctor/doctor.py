@@ -1,12 +1,12 @@
 """``goalkeeper doctor``: per host, whether goalkeeper's hooks will actually run in this project
 for this user, and if not, why and the one command that fixes it.
 
-A host skips hooks it does not trust without a word (Codex 0.171.0, Pi 1.6.0 in print mode,
-Gemini CLI in an untrusted folder): an install can look done and do nothing. So doctor reads
-every file the host would read, asks each host's own checks (pure functions beside its
-configuration code: ``claude_doctor``, ``codex_config.layer_findings``,
-``gemini_settings.layer_findings``/``folder_trust``, ``install_pi.pi_findings``, reusing each
-host's "is this handler ours" test), and probes the launcher.
+A host skips hooks it does not trust without a word (Codex 0.171.0, Pi 1.6.0 in print mode, Gemini
+CLI in an untrusted folder): an install can look done and do nothing. So doctor reads every file the
+host would read, asks each host's own checks (pure functions beside its configuration code:
+``hosts.claude.doctor``, ``hosts.codex.config.layer_findings``,
+``hosts.gemini.settings.layer_findings``/``folder_trust``, ``cli.install.pi.pi_findings``, reusing
+each host's "is this handler ours" test), and probes the launcher.
 
 **Untrusted input.** The project is the supervised agent's to write, so every file is read as
 ``safe_read`` reads it (a regular file only, size-capped: a FIFO cannot hang doctor), a file

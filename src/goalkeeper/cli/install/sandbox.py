@@ -76,7 +76,7 @@ def install_sandbox(project: Path, home: Path, lang: str, *, dry_run: bool) -> S
 
 
 def uninstall_sandbox(project: Path, home: Path, lang: str) -> SandboxResult:
-    """Take out of the user's settings exactly what ``install_sandbox`` put in."""
+    """Take out of the user's settings exactly what ``cli.install.sandbox`` put in."""
     try:
         return _uninstall(project, home, _lang(lang))
     except JsonFileError as exc:

@@ -1,7 +1,7 @@
 """``goalkeeper pi run``: a task through Pi, headless, with goalkeeper's guards.
 
-Deprecated: ``goalkeeper run -- pi …`` runs the same runner (``run_cmd.pi_session``) and says
-what was proven with the exit status every host shares. This alias stays, with its own JSON and
+Deprecated: ``goalkeeper run -- pi …`` runs the same runner (``cli.run.command.pi_session``) and
+says what was proven with the exit status every host shares. This alias stays, with its own JSON and
 exit status, so the scripts that call it keep working; it says so on stderr."""
 
 from __future__ import annotations

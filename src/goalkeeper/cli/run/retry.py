@@ -36,7 +36,7 @@ def run_claude_retrying(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> tuple[AgentExit, str | None]:
-    """``run_claude``, then up to ``RETRIES`` resumed runs while the session's last turn ends
+    """``cli.run.claude``, then up to ``RETRIES`` resumed runs while the session's last turn ends
     on an API error; the last run's exit and the session id."""
     from goalkeeper.config import load_config, relevant_env
     from goalkeeper.core.goals.retry import RETRIES, retry_delay_s

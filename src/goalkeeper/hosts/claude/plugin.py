@@ -15,7 +15,7 @@ Three things differ from a settings install (``goalkeeper install claude``):
   into the ones goalkeeper's prompt hook knows (``/gk-goal``), and the PreToolUse matcher and the
   hook's session hand-over take the plugin's tool prefix too (``PLUGIN_TOOL_PREFIX``).
 - **The interpreter.** A plugin cannot know where goalkeeper is installed, so the hooks and the
-  MCP server run the portable launcher (``claude_settings.hook_command`` / ``mcp_command``):
+  MCP server run the portable launcher (``hosts.claude.settings.hook_command`` / ``mcp_command``):
   ``$GOALKEEPER_PYTHON`` (for a virtualenv: the ``env`` of the user's own settings), else
   ``goalkeeper`` on ``PATH`` (``uv tool install``, pipx), else a one-line notice and a session
   without goalkeeper. No ``userConfig`` option: an MCP server's environment has no

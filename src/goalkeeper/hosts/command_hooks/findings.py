@@ -1,11 +1,12 @@
 """What ``goalkeeper doctor`` found about one host: typed findings, and the counting every host's
 check shares.
 
-Each host's checks live beside its configuration code (``codex_config``, ``gemini_settings``,
-``claude_doctor``, ``cli/install/pi``) as pure functions over documents already read; they
-return these values and ``cli/doctor/doctor`` reads the files, runs the launcher probe and renders.
-A finding says what is true (``detail``) and, when it is a problem, the one command or step
-that fixes it (``fix``): the user should never have to guess why a host's hooks stay silent.
+Each host's checks live beside its configuration code (``hosts.codex.config``,
+``hosts.gemini.settings``, ``hosts.claude.doctor``, ``cli/install/pi``) as pure functions over
+documents already read; they return these values and ``cli/doctor/doctor`` reads the files, runs the
+launcher probe and renders. A finding says what is true (``detail``) and, when it is a problem, the
+one command or step that fixes it (``fix``): the user should never have to guess why a host's hooks
+stay silent.
 """
 
 from __future__ import annotations

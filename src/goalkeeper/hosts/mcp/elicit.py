@@ -6,7 +6,7 @@ Pi extension does with its select and input boxes. An MCP client that declares f
 (Claude Code does since 2.1.76) shows a form instead: one required choice among the suggestions
 (the recommended one preselected) and a free-text field for an answer of the user's own.
 
-Pure translation, no MCP import: the server does the asking (``mcp_server.serve``).
+Pure translation, no MCP import: the server does the asking (``hosts.mcp.server.serve``).
 """
 
 from __future__ import annotations

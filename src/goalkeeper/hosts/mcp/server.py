@@ -16,7 +16,7 @@ Which session: the ``session`` argument goalkeeper's PreToolUse hook writes into
 (Claude Code sets it for the MCP servers of a session), else ``GOALKEEPER_SESSION``, else
 ``default``.
 
-Which origin: the approval form counts only on a server the host started (``mcp_origin``:
+Which origin: the approval form counts only on a server the host started (``hosts.mcp.origin``:
 it can read goalkeeper's secret and its parent is the agent's program). On a server the agent
 started itself, ``goal_approval`` shows no form and takes no form answer; it says why.
 
@@ -72,7 +72,7 @@ def server_env(host: str, env: Mapping[str, str], project: Path, cwd: str) -> di
     an MCP server with its own environment (``createTransport``: ``process.env``, redacted of
     secrets only), into which it loaded the project's ``.env``: the agent's file, so a
     ``GOALKEEPER_EVIDENCE_CHECK=off`` there would let a todo complete on false evidence. Those
-    names are dropped, as for Gemini's hooks (``gemini_env.user_env``)."""
+    names are dropped, as for Gemini's hooks (``hosts.gemini.env.user_env``)."""
     if host != "gemini":
         return dict(env)
     from goalkeeper.hosts.gemini.env import user_env
@@ -339,7 +339,7 @@ def answered_form(params: Any, now: float | None = None) -> dict[str, str] | Non
 def unproven_note(
     project: Path, env: Mapping[str, str], why: str, fields: Mapping[str, str]
 ) -> str:
-    """Why this server's forms approve nothing (``mcp_origin``), in the user's language."""
+    """Why this server's forms approve nothing (``hosts.mcp.origin``), in the user's language."""
     from goalkeeper.core.messages import make_say
 
     say = make_say("zh" if load_config(project, env).lang == "zh" else "en")

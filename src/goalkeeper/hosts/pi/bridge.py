@@ -1,7 +1,7 @@
 """``goalkeeper bridge pi``: the Python side of goalkeeper's Pi extension.
 
 One process per Pi session runtime, started by the extension and spoken to over stdin/stdout
-(``pi_protocol``). It keeps one engine (one database connection) for its life, so an event
+(``hosts.pi.protocol``). It keeps one engine (one database connection) for its life, so an event
 costs a transaction, not an interpreter start. Messages are handled one at a time in arrival
 order; the settle timer (Pi 0.73.x) and a scheduled retry run on timer threads and take the
 same lock. Nothing here may take Pi down: a line that cannot be used gets an ``error`` line, an
