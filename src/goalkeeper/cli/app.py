@@ -110,7 +110,7 @@ def _register_commands() -> None:
     from goalkeeper.cli.config import allow, config
     from goalkeeper.cli.demo import demo
     from goalkeeper.cli.doctor import doctor
-    from goalkeeper.cli.goal import gates, goal, goal_tests, marker, plan
+    from goalkeeper.cli.goal import gates, goal, goal_decide, goal_tests, marker, plan
     from goalkeeper.cli.hosted import bridge, hook, mcp, server
     from goalkeeper.cli.install import command as install
     from goalkeeper.cli.report import report, status
@@ -128,6 +128,7 @@ def _register_commands() -> None:
         status,
         report,
         goal,
+        goal_decide,
         goal_tests,
         todo,
         workflow_cmd,
