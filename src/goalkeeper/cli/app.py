@@ -113,6 +113,7 @@ def _register_commands() -> None:
     from goalkeeper.cli.goal import gates, goal, goal_decide, goal_tests, marker, plan
     from goalkeeper.cli.hosted import bridge, hook, mcp, server
     from goalkeeper.cli.install import command as install
+    from goalkeeper.cli.install import uninstall
     from goalkeeper.cli.report import report, status
     from goalkeeper.cli.run import command as run_cmd
     from goalkeeper.cli.run import pi as pi_cmd
@@ -134,6 +135,7 @@ def _register_commands() -> None:
         workflow_cmd,
         mode_cmd,
         install,
+        uninstall,
         hook,
         mcp,
         bridge,
