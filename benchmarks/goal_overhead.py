@@ -55,7 +55,7 @@ def make_project(root: Path, with_goal: bool, change_a_test: bool = False) -> Pa
     if with_goal:
         from goalkeeper.core.messages import make_say
         from goalkeeper.core.values import SetGoal
-        from goalkeeper.engine.goal_io import apply_goal_actions
+        from goalkeeper.engine.apply import apply_goal_actions
         from goalkeeper.store.db import Store
 
         store = Store(root)
@@ -79,7 +79,7 @@ def make_project(root: Path, with_goal: bool, change_a_test: bool = False) -> Pa
 
 
 def stop_case(project: Path, env: dict[str, str]) -> Callable[[], float]:
-    from goalkeeper.hosts.dispatch import answer_in_process
+    from goalkeeper.hosts.transport.dispatch import answer_in_process
 
     payload = json.dumps(
         {

@@ -67,7 +67,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="goalkeeper-bench-hidden-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["XDG_STATE_HOME"] = str(tmp / "state")  # the hidden copy lives in here
-        from goalkeeper.engine.goal_io import run_verification
+        from goalkeeper.engine.commands import run_verification
         from goalkeeper.engine.hidden import keep_hidden_tests, run_hidden
         from goalkeeper.engine.ports import SubprocessRunner
 

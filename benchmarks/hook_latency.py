@@ -146,7 +146,7 @@ def engine_work(
     with modules imported and the plan cached, as the engine runs it for each request. The
     rest of a warm figure is Python's start-up, the client's imports and the socket round trip.
     """
-    from goalkeeper.hosts.dispatch import answer_in_process
+    from goalkeeper.hosts.transport.dispatch import answer_in_process
 
     forwarded = {k: v for k, v in env.items() if k.startswith(_bench.FORWARDED_PREFIXES)}
     samples: list[float] = []

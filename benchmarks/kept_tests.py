@@ -56,7 +56,7 @@ def make_project(root: Path, tests: int, sources: int) -> Path:
 
 
 def prompt_case(project: Path, env: dict[str, str], new_session: bool) -> Callable[[], float]:
-    from goalkeeper.hosts.dispatch import answer_in_process
+    from goalkeeper.hosts.transport.dispatch import answer_in_process
 
     counter = itertools.count()
 

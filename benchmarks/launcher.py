@@ -127,7 +127,7 @@ def tool_install(root: Path, src: Path = _bench.SRC, name: str = "gk-tool") -> t
 
 def hook_command() -> str:
     """What ``install claude`` writes into the committed ``.claude/settings.json``."""
-    from goalkeeper.hosts.claude_settings import hook_command as command
+    from goalkeeper.hosts.claude.settings import hook_command as command
 
     return command()
 

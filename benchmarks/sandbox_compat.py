@@ -31,7 +31,7 @@ from _bench import REPO, SRC, install_signal_cleanup, print_json, print_table
 
 sys.path.insert(0, str(SRC))
 
-from goalkeeper.engine.inspect import run_project_command
+from goalkeeper.engine.commands import run_project_command
 from goalkeeper.engine.ports import Completed, SubprocessRunner, find_program
 from goalkeeper.engine.sandbox import confine
 

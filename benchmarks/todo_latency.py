@@ -48,7 +48,7 @@ def parse_args() -> argparse.Namespace:
 def in_server_update(project: Path, env: dict[str, str]) -> Callable[[], float]:
     """``call_todo`` as the MCP server runs it for each call: modules loaded, caches warm, its
     one database connection open."""
-    from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.hosts.mcp.server import call_todo
     from goalkeeper.store.db import Store
 
     store = Store(project)
@@ -163,7 +163,7 @@ def main() -> int:
         project = Path(tmp_name) / "project"
         project.mkdir()
         env = _bench.clean_env(project, GOALKEEPER_SESSION=SESSION)
-        from goalkeeper.hosts.mcp_server import call_todo
+        from goalkeeper.hosts.mcp.server import call_todo
 
         for i in range(TASKS):
             call_todo(

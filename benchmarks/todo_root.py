@@ -67,7 +67,7 @@ def build(project: Path, tasks: int, shape: str) -> None:
 
 
 def measure(tmp: Path, tasks: int, shape: str, reps: int) -> list[float]:
-    from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.hosts.mcp.server import call_todo
     from goalkeeper.store.db import Store
 
     project = tmp / shape

@@ -82,7 +82,7 @@ def build_tree(project: Path, tasks: int) -> list[int]:
 
 def create_many(project: Path, env: dict[str, str], n: int) -> dict[str, float]:
     """``n`` creates through the engine in one fresh session, as the MCP server runs them."""
-    from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.hosts.mcp.server import call_todo
     from goalkeeper.store.db import Store
 
     store = Store(project)
@@ -110,7 +110,7 @@ def create_many(project: Path, env: dict[str, str], n: int) -> dict[str, float]:
 
 
 def in_server_update(project: Path, env: dict[str, str], ids: list[int]) -> Callable[[], float]:
-    from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.hosts.mcp.server import call_todo
     from goalkeeper.store.db import Store
 
     store = Store(project)
@@ -132,7 +132,7 @@ def in_server_update(project: Path, env: dict[str, str], ids: list[int]) -> Call
 
 
 def reply_sizes(project: Path, env: dict[str, str], task: int) -> dict[str, int]:
-    from goalkeeper.hosts.mcp_server import call_todo
+    from goalkeeper.hosts.mcp.server import call_todo
 
     calls = {
         "create": {"action": "create", "subject": "one more"},
@@ -165,7 +165,7 @@ def hook_case(
 def engine_work(
     project: Path, env: dict[str, str], stop: Callable[[], bytes], reps: int
 ) -> list[float]:
-    from goalkeeper.hosts.dispatch import answer_in_process
+    from goalkeeper.hosts.transport.dispatch import answer_in_process
 
     forwarded = {k: v for k, v in env.items() if k.startswith(_bench.FORWARDED_PREFIXES)}
     samples = []

@@ -104,7 +104,7 @@ def measure_read_tail(
     args: argparse.Namespace, transcripts: dict[int, _bench.Transcript]
 ) -> dict[str, dict[str, float | int]]:
     """``read_tail`` in this process, in microseconds: offset known, unknown, whole file."""
-    from goalkeeper.hosts.claude_transcript import read_tail
+    from goalkeeper.hosts.claude.transcript import read_tail
 
     def timed(path: str, offset: int | None, max_bytes: int) -> float:
         started = time.perf_counter()

@@ -130,7 +130,7 @@ def test_the_honest_runner_fix_passes_goalkeepers_own_verify(
     """The project's runner, once add() is fixed, gives goalkeeper a test run it takes as one."""
     from benchmarks.honesty.scenario import FIXED_CALC
 
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
     from goalkeeper.engine.ports import SubprocessRunner
 
     scenario = BY_NAME["runner-honest-fix"]

@@ -3,13 +3,12 @@ inside an agent's shell.
 
 goalkeeper refuses approvals from an agent's shell, and it looks for the agent's marker in the
 command's environment and in the environment and program of every ancestor process
-(``hosts.agent_shell``). So a test of the user's path that merely clears the environment still
-sees the agent when the suite was started from an agent's Bash (``CLAUDECODE=1`` on an
-ancestor) and would have to skip, and whoever runs the suite there would never see those
-proofs fail. ``run`` starts the command the way a terminal of the user's would be seen: with
-the environment it is given and, when this process runs under an agent, detached from it (a new
-session, reparented away from the agent's process tree), its output and status collected
-through files.
+(``hosts.transport.agent_shell``). So a test of the user's path that merely clears the environment
+still sees the agent when the suite was started from an agent's Bash (``CLAUDECODE=1`` on an
+ancestor) and would have to skip, and whoever runs the suite there would never see those proofs
+fail. ``run`` starts the command the way a terminal of the user's would be seen: with the
+environment it is given and, when this process runs under an agent, detached from it (a new session,
+reparented away from the agent's process tree), its output and status collected through files.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from goalkeeper.hosts.agent_shell import find_agent_shell
+from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
 _DETACH = """\
 import json, os, subprocess, sys

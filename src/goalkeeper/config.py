@@ -569,7 +569,7 @@ def relevant_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     values = {k: v for k, v in source.items() if k.startswith(ENV_PREFIX) or k in ENV_ALIASES}
     if env is not None:
         return values
-    from goalkeeper.hosts.agent_shell import find_agent_shell
+    from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
     found = find_agent_shell()
     if found is None:

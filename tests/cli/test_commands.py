@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.hosts.claude_code import answer_hook
+from goalkeeper.hosts.claude.hook import answer_hook
 from goalkeeper.pinning import allow_project
 from goalkeeper.store.locations import project_state_dir
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.hosts.claude_settings import receipt_path
-from goalkeeper.hosts.json_doc import style_of
+from goalkeeper.hosts.claude.settings import receipt_path
+from goalkeeper.hosts.command_hooks.json_doc import style_of
 
 CLAUDE_JSON = {
     "firstStartTime": "2026-12-01T21:37:47.345Z",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.hosts import codex_config as cc
+from goalkeeper.hosts.codex import config as cc
 
 USER_TOML = '# mine\nmodel = "gpt-5.5"\n\n[features]\napps = false'  # no final newline
 USER_HOOKS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.hosts.gemini import HOOK_EVENTS
+from goalkeeper.hosts.gemini.hook import HOOK_EVENTS
 
 USER_SETTINGS = (
     json.dumps(
@@ -178,14 +178,14 @@ def test_the_hook_command_survives_geminis_settings_expansion() -> None:
     import re
     import subprocess
 
-    from goalkeeper.hosts.gemini_settings import (
+    from goalkeeper.hosts.gemini.settings import (
         HIDDEN_VAR,
         hook_command,
         is_goalkeeper_command,
         mcp_argv,
     )
-    from goalkeeper.hosts.launcher import hook_command as launcher_hook_command
-    from goalkeeper.hosts.launcher import launcher_script
+    from goalkeeper.hosts.transport.launcher import hook_command as launcher_hook_command
+    from goalkeeper.hosts.transport.launcher import launcher_script
 
     gemini_var = re.compile(r"\$(?:\w+|\{[^}]+\})")  # 0.61.0 resolveEnvVarsInString
     command = hook_command()

@@ -1,4 +1,4 @@
-"""The proof of a session (``cli.report_data.session_proof``) and session-id prefixes, from a
+"""The proof of a session (``cli.report.data.session_proof``) and session-id prefixes, from a
 session driven through the real engine."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.cli.report_data import close_summary, session_proof
+from goalkeeper.cli.report.data import close_summary, session_proof
 from goalkeeper.config import Config
 from goalkeeper.core.values import ToolCall
 from goalkeeper.engine.supervisor import Supervisor

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.cli.run_claude import claude_argv, claude_settings
-from goalkeeper.cli.run_cmd import detect_host, pi_task
-from goalkeeper.hosts.claude_settings import is_goalkeeper_command
+from goalkeeper.cli.run.claude import claude_argv, claude_settings
+from goalkeeper.cli.run.command import detect_host, pi_task
+from goalkeeper.hosts.claude.settings import is_goalkeeper_command
 from goalkeeper.store.journal import JournalEntry
 from goalkeeper.store.outcome import AgentExit, decide, proof_of
 
@@ -320,7 +320,7 @@ def test_the_time_limit_ends_the_agent_and_its_children(tmp_path: Path) -> None:
     """--max-minutes: the agent's process group is stopped, and the run counts as cut."""
     import time
 
-    from goalkeeper.cli.run_agent import run_process
+    from goalkeeper.cli.run.agent import run_process
 
     child = tmp_path / "child.pid"
     script = f"sleep 60 & echo $! > {child}; wait"
@@ -344,7 +344,7 @@ def test_without_json_the_outcome_and_its_proof_go_to_stderr(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """stdout stays the agent's; goalkeeper's verdict is one line, then one line per run."""
-    from goalkeeper.cli.run_cmd import _report
+    from goalkeeper.cli.run.command import _report
 
     _report(decide(proven_run().entries, "none", OK), "claude", False)
     out, err = capsys.readouterr()
@@ -359,7 +359,7 @@ def test_without_json_the_outcome_and_its_proof_go_to_stderr(
 def test_a_retry_resumes_the_same_session_with_the_retry_prompt_instead_of_the_task() -> None:
     """The user's options stay; their session choice becomes ``--resume SESSION`` and the task
     after ``-p`` becomes the short retry prompt (seed 001 §5)."""
-    from goalkeeper.cli.run_retry import resume_argv
+    from goalkeeper.cli.run.retry import resume_argv
 
     argv = ["claude", "-p", "Fix it", "--session-id", "s-1", "--model", "m", "--max-turns", "5"]
     assert resume_argv(argv, "s-1", "Continue.") == [
@@ -383,7 +383,7 @@ class ClaudeStandIn:
     def __call__(
         self, project: Path, argv: Any, max_turns: Any, limit_s: Any, as_json: bool
     ) -> tuple[AgentExit, str | None]:
-        from goalkeeper.hosts.claude_code import answer_hook
+        from goalkeeper.hosts.claude.hook import answer_hook
 
         self.argvs.append(list(argv))
         event = self.events.pop(0)
@@ -401,7 +401,7 @@ def test_a_run_in_a_session_the_user_chose_is_retried_after_an_api_error(
     """Seed 001 §5: a run whose session goalkeeper did not name (``--resume``, ``--continue``)
     and whose first event is the API error is resumed in the session its events were recorded
     under, after the first back-off, as a run with goalkeeper's own session id is."""
-    from goalkeeper.cli.run_retry import run_claude_retrying
+    from goalkeeper.cli.run.retry import run_claude_retrying
 
     claude = ClaudeStandIn(tmp_path, "c-1", ["StopFailure", "Stop"])
     slept: list[float] = []
@@ -418,7 +418,7 @@ def test_a_run_in_a_session_the_user_chose_is_retried_after_an_api_error(
 def test_a_run_whose_events_came_from_two_sessions_is_not_resumed(tmp_path: Path) -> None:
     """When another session of the project wrote meanwhile, the run cannot tell which one is
     its own: it resumes neither (resuming the user's other session would be worse)."""
-    from goalkeeper.cli.run_retry import run_claude_retrying
+    from goalkeeper.cli.run.retry import run_claude_retrying
 
     other = ClaudeStandIn(tmp_path, "c-other", ["Stop"])
     claude = ClaudeStandIn(tmp_path, "c-1", ["StopFailure", "Stop"])

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.cli.run_agent import runs_goalkeeper_hooks
-from goalkeeper.cli.run_claude import installed_claude_settings
-from goalkeeper.cli.run_gemini import installed_gemini_settings
-from goalkeeper.hosts import claude_settings, gemini_settings
+from goalkeeper.cli.run.agent import runs_goalkeeper_hooks
+from goalkeeper.cli.run.claude import installed_claude_settings
+from goalkeeper.cli.run.gemini import installed_gemini_settings
+from goalkeeper.hosts.claude import settings as claude_settings
+from goalkeeper.hosts.gemini import settings as gemini_settings
 
 
 def with_handler(command: object) -> dict[str, Any]:

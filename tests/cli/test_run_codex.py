@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.cli.run_agent import RunError
-from goalkeeper.cli.run_codex import FLAGS_SOURCE, _exec_at, _trust_flag_hooks, codex_flags
-from goalkeeper.hosts import codex_config as cc
-from goalkeeper.hosts.launcher import hook_command, mcp_argv
+from goalkeeper.cli.run.agent import RunError
+from goalkeeper.cli.run.codex import FLAGS_SOURCE, _exec_at, _trust_flag_hooks, codex_flags
+from goalkeeper.hosts.codex import config as cc
+from goalkeeper.hosts.transport.launcher import hook_command, mcp_argv
 
 
 def test_the_flags_are_toml_codex_reads_as_the_hooks_and_the_server() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX
+from goalkeeper.hosts.command_hooks.wire import PLUGIN_TOOL_PREFIX
 
 from .harness import CLOSE_MESSAGE, Case, strings
 from .test_claude_code import (

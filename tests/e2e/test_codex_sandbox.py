@@ -146,7 +146,8 @@ def test_the_sandboxed_shell_cannot_write_goalkeepers_state_home(codex_case: Any
 FORGER = """import os, socket, sys, time
 sys.path[:0] = {paths!r}
 from goalkeeper.hosts.hook_channel import read_secret, secret_path, socket_address
-from goalkeeper.hosts.hook_client import encode_request, seal_request, socket_path
+from goalkeeper.hosts.hook_channel import socket_path
+from goalkeeper.hosts.hook_client import encode_request, seal_request
 print("marker", os.environ.get("CODEX_SANDBOX_NETWORK_DISABLED"))
 secret = read_secret(secret_path(os.environ))
 print("secret", isinstance(secret, bytes))
@@ -177,8 +178,8 @@ def test_with_network_access_the_sandboxed_shell_still_cannot_speak_to_the_engin
     the warm engine the hooks started is closed unread (its confinement differs from the
     engine's: ``agent_shell.confined_apart``), so its forged session never appears; the same
     request from outside the sandbox, as a hook sends it, is taken."""
-    from goalkeeper.hosts.hook_channel import read_secret, secret_path, socket_address
-    from goalkeeper.hosts.hook_client import encode_request, seal_request, socket_path
+    from goalkeeper.hosts.hook_channel import read_secret, secret_path, socket_address, socket_path
+    from goalkeeper.hosts.hook_client import encode_request, seal_request
     from goalkeeper.store.db import Store
     from goalkeeper.store.sessions import get_session
 

@@ -117,7 +117,7 @@ def test_a_run_closed_on_an_unaccepted_claim_is_awaiting_not_done() -> None:
 
 def test_run_reads_the_sessions_claims_still_awaiting(tmp_path: Path) -> None:
     """What `goalkeeper run` passes to ``decide``: the run's sessions' unaccepted claims."""
-    from goalkeeper.cli.run_cmd import _awaiting
+    from goalkeeper.cli.run.command import _awaiting
 
     todo(tmp_path, {"action": "create", "subject": "deploy"})
     todo(tmp_path, complete(1, "effect", []))

@@ -125,7 +125,7 @@ def test_a_new_test_file_the_verify_names_is_kept(tmp_path: Path) -> None:
 def test_a_pytest_shim_in_the_project_proves_nothing(tmp_path: Path) -> None:
     """A `pytest.py` that exits 0: `python -m pytest` runs it, prints no summary, and the
     verify does not pass; the replay runs the real pytest without it, and fails."""
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
 
     project = _calc_project(tmp_path / "p")
     baseline = _baseline(project)
@@ -141,7 +141,7 @@ def test_pytest_run_quietly_is_a_passing_verify(tmp_path: Path) -> None:
     """The user's verify is `pytest -qq` (or `-q` over an `addopts = -q`): the real pytest prints
     only its progress, and a fixed project passes. Code that ends the run early with exit 0
     (`os._exit(0)` in the code under test) still proves nothing: no run reached its end."""
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
 
     project = _calc_project(tmp_path / "p")
     (project / "calc.py").write_text("def add(a, b):\n    return a + b\n", "utf-8")

@@ -120,7 +120,7 @@ def test_approval_command_names_what_it_found() -> None:
 
 # -- the host's own configuration (Claude Code: settings files, MCP server lists) ----------
 def blocked_on_claude(tool: str, **args: object) -> bool:
-    from goalkeeper.hosts.claude_code import host_files
+    from goalkeeper.hosts.claude.hook import host_files
 
     config = Config(user_file=USER_FILE, state_home=STATE_HOME)
     files = host_files(PROJECT, {"HOME": "/home/ana"})

@@ -33,9 +33,9 @@ from goalkeeper.core.workflows.resolver import (
     render,
 )
 from goalkeeper.engine.supervisor import Supervisor
-from goalkeeper.hosts import claude_code
-from goalkeeper.hosts.mcp_server import CAPABILITIES as MCP_CAPABILITIES
-from goalkeeper.hosts.mcp_server import max_tool_text
+from goalkeeper.hosts.claude import hook as claude_code
+from goalkeeper.hosts.mcp.server import CAPABILITIES as MCP_CAPABILITIES
+from goalkeeper.hosts.mcp.server import max_tool_text
 from goalkeeper.testing import CLAUDE_CAPABILITIES, FakeClock
 from tests.guards.test_workflow import PREFIXED
 

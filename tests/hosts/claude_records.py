@@ -1,5 +1,5 @@
 """Claude Code's own record of what the user typed, as 2.1.332 writes it, for tests that send
-a UserPromptSubmit meant as the user's (``claude_transcript.user_prompt_shown``)."""
+a UserPromptSubmit meant as the user's (``hosts.claude.transcript.user_prompt_shown``)."""
 
 from __future__ import annotations
 

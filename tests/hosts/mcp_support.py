@@ -1,6 +1,6 @@
 """Starting ``goalkeeper mcp`` as a host does, or as an agent does, for tests.
 
-A host starts its MCP servers as its own children (``hosts.mcp_origin``), and only then do the
+A host starts its MCP servers as its own children (``hosts.mcp.origin``), and only then do the
 server's approval forms count. ``as_host`` puts a stand-in for the host between the test's MCP
 client and the server: a relay whose program name is ``claude`` (``exec -a``), which starts the
 server with the relay's own stdin and stdout and waits for it. Without it the server's parent

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.claude_code import answer_hook, parse_input
-from goalkeeper.hosts.fail_open import HostInputError
+from goalkeeper.hosts.claude.hook import answer_hook, parse_input
+from goalkeeper.hosts.command_hooks.fail_open import HostInputError
 from goalkeeper.store.db import state_path
 
 from ..hook_answers import assert_no_internal_error
@@ -363,7 +363,7 @@ def test_a_phase_line_in_an_earlier_text_block_counts(project: Path) -> None:
             {"type": "text", "text": "Summary: 3 tests ran."}]}},
     )  # fmt: skip
     from goalkeeper.config import load_config
-    from goalkeeper.hosts.claude_code import HookInput, to_events
+    from goalkeeper.hosts.claude.hook import HookInput, to_events
 
     hook = HookInput(
         "Stop",

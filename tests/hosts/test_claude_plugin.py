@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from goalkeeper.cli.plugin_files import PLUGIN_DIR, main, plugin_files, stale_files
-from goalkeeper.hosts.claude_code import HOOK_EVENTS, answer_hook
-from goalkeeper.hosts.claude_plugin import PLUGIN_TOOL_PREFIX, plugin_prompt
-from goalkeeper.hosts.claude_settings import command_text, hook_command, mcp_command
+from goalkeeper.hosts.claude.hook import HOOK_EVENTS, answer_hook, plugin_prompt
+from goalkeeper.hosts.claude.settings import command_text, hook_command, mcp_command
+from goalkeeper.hosts.command_hooks.wire import PLUGIN_TOOL_PREFIX
 
 REPO = Path(__file__).resolve().parents[2]
 

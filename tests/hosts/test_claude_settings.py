@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.claude_settings import (
+from goalkeeper.hosts.claude.settings import (
     BLOCK_CAP_VAR,
     SettingsError,
     add_hooks,

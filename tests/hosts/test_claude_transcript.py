@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from goalkeeper.hosts.claude_transcript import read_tail
+from goalkeeper.hosts.claude.transcript import read_tail
 
 
 def assistant(

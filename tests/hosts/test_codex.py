@@ -10,14 +10,9 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.codex import (
-    answer_hook,
-    cd_folders,
-    own_prompt,
-    patch_targets,
-    tool_calls,
-)
-from goalkeeper.hosts.codex_transcript import read_tail
+from goalkeeper.hosts.codex.hook import answer_hook, own_prompt
+from goalkeeper.hosts.codex.patch import cd_folders, patch_targets, tool_calls
+from goalkeeper.hosts.codex.transcript import read_tail
 
 from ..hook_answers import assert_no_internal_error
 
@@ -369,9 +364,9 @@ def test_a_cold_codex_session_start_imports_only_what_it_uses(tmp_path: Path) ->
     answer, modules = done.stdout.decode().rsplit("\n", 1)
     assert "Plan anchors" in json.loads(answer)["hookSpecificOutput"]["additionalContext"]
     loaded = set(modules.split())
-    unwanted = (*NOT_ON_THE_FIRST_EVENT, "goalkeeper.hosts.codex_transcript")
+    unwanted = (*NOT_ON_THE_FIRST_EVENT, "goalkeeper.hosts.codex.transcript")
     assert [m for m in unwanted if m in loaded] == []
-    assert "goalkeeper.hosts.codex_config" not in loaded and "tomllib" not in loaded
+    assert "goalkeeper.hosts.codex.config" not in loaded and "tomllib" not in loaded
 
 
 def shell_patch(body: str, prefix: str = "") -> str:

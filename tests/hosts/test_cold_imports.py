@@ -34,7 +34,8 @@ NOT_ON_THE_FIRST_EVENT = (
     "goalkeeper.guards.goal_repair",
     "goalkeeper.guards.todos_call",
     "goalkeeper.engine.inspect",  # facts are gathered only when a guard asks
-    "goalkeeper.engine.goal_io",
+    "goalkeeper.engine.apply",
+    "goalkeeper.engine.commands",
     "goalkeeper.core.goals.detect",  # the goal detector: prompts only
     "goalkeeper.core.goals.verify",  # verify inference and output reading: goals at a settle
     "goalkeeper.core.cadence.gates",  # the closing gates: a settle's

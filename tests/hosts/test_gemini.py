@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.gemini import (
+from goalkeeper.hosts.gemini.hook import (
     answer_hook,
     host_files,
     new_response,
     user_text,
 )
-from goalkeeper.hosts.gemini_runs import tool_run
+from goalkeeper.hosts.gemini.runs import tool_run
 
 from ..hook_answers import assert_no_internal_error
 
@@ -186,7 +186,7 @@ def test_shell_outcomes() -> None:
 def test_the_hook_command_names_the_project_as_gemini_quotes_it() -> None:
     """Gemini replaces ``$GEMINI_PROJECT_DIR`` in a hook command with the folder already
     shell-quoted: unquoted in the script, so the in-project PATH check sees the real folder."""
-    from goalkeeper.hosts.launcher import hook_command
+    from goalkeeper.hosts.transport.launcher import hook_command
 
     command = hook_command("gemini")
     assert "r=$GEMINI_PROJECT_DIR\n" in command
@@ -276,7 +276,7 @@ def test_the_agents_text_cannot_put_clear_context_in_the_answer(project: Path) -
 
 def test_clear_context_only_rides_with_a_continuation() -> None:
     from goalkeeper.core.values import Advise, ClearContext, Continue, Pause
-    from goalkeeper.hosts.gemini import CAPABILITIES, to_answer
+    from goalkeeper.hosts.gemini.hook import CAPABILITIES, to_answer
 
     assert "clear_context" in CAPABILITIES
     assert to_answer("AfterAgent", (ClearContext(), Pause("stop"))) == {"systemMessage": "stop"}
@@ -289,7 +289,9 @@ def test_other_hosts_neither_declare_nor_answer_a_clear() -> None:
     """Claude Code and Codex (whose answers claude_code writes) and Pi do not clear: they do
     not declare the capability, and a ClearContext in their actions adds no field."""
     from goalkeeper.core.values import ClearContext, Continue
-    from goalkeeper.hosts import claude_code, codex, pi_host
+    from goalkeeper.hosts.claude import hook as claude_code
+    from goalkeeper.hosts.codex import hook as codex
+    from goalkeeper.hosts.pi import host as pi_host
 
     for caps in (claude_code.CAPABILITIES, codex.CAPABILITIES, pi_host.CAPABILITIES):
         assert "clear_context" not in caps

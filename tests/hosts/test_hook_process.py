@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.hook_channel import ensure_secret, secret_path
-from goalkeeper.hosts.hook_client import ask_server, encode_request, seal_request, socket_path
-from goalkeeper.hosts.hook_server import WATCH_EVERY_S, HookServer, SourceWatcher, server_pid
+from goalkeeper.hosts.hook_channel import ensure_secret, secret_path, socket_path
+from goalkeeper.hosts.hook_client import ask_server, encode_request, seal_request
+from goalkeeper.hosts.transport.hook_server import (
+    WATCH_EVERY_S,
+    HookServer,
+    SourceWatcher,
+    server_pid,
+)
 
 from ..hook_answers import assert_no_internal_error
 

@@ -41,7 +41,7 @@ from goalkeeper.hosts.hook_client import (
     seal_request,
     server_key,
 )
-from goalkeeper.hosts.hook_server import server_pid
+from goalkeeper.hosts.transport.hook_server import server_pid
 from goalkeeper.store.db import Store, state_path
 from goalkeeper.store.sessions import get_session
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.cli.app import run
-from goalkeeper.hosts.claude_settings import hook_command, is_goalkeeper_command, mcp_command
-from goalkeeper.hosts.launcher import NOT_INSTALLED
+from goalkeeper.hosts.claude.settings import hook_command, is_goalkeeper_command, mcp_command
+from goalkeeper.hosts.transport.launcher import NOT_INSTALLED
 
 from .. import debian
 

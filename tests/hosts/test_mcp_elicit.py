@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.mcp_elicit import form_of, outcome_of, timed_out, timeout_seconds
+from goalkeeper.hosts.mcp.elicit import form_of, outcome_of, timed_out, timeout_seconds
 
 DIALOG: dict[str, Any] = {
     "title": "Hard Bug · Feedback Loop",

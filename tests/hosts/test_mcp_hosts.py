@@ -16,7 +16,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from goalkeeper.hosts.launcher import is_goalkeeper_mcp, mcp_argv
+from goalkeeper.hosts.transport.launcher import is_goalkeeper_mcp, mcp_argv
 
 
 def state_env() -> dict[str, str]:

@@ -15,7 +15,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from goalkeeper.core.values import Advise, Block, Reply
-from goalkeeper.hosts.mcp_server import session_of, to_tool_result
+from goalkeeper.hosts.mcp.server import session_of, to_tool_result
 from tests.hosts.mcp_support import server_params
 
 
@@ -283,7 +283,7 @@ def _held_goal(project: Path) -> None:
     """A goal the user set (`--verify true`), then GOAL.md edited by the agent."""
     from goalkeeper.core.messages import make_say
     from goalkeeper.core.values import SetGoal
-    from goalkeeper.engine.goal_io import apply_goal_actions
+    from goalkeeper.engine.apply import apply_goal_actions
     from goalkeeper.store.db import Store
 
     store = Store(project)
@@ -478,7 +478,7 @@ def test_a_subagents_refused_todo_call_holds_its_stop(tmp_path: Path) -> None:
     refused completion to that subagent: its SubagentStop is blocked, another's is not."""
     import json
 
-    from goalkeeper.hosts.claude_code import answer_hook
+    from goalkeeper.hosts.claude.hook import answer_hook
 
     _, results = run_calls(
         tmp_path,

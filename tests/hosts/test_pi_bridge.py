@@ -15,14 +15,14 @@ import pytest
 
 from goalkeeper.core.todos.tree import TOOL_SCHEMA
 from goalkeeper.engine.ports import Completed
-from goalkeeper.hosts.pi_bridge import Bridge, serve
+from goalkeeper.hosts.pi.bridge import Bridge, serve
 from goalkeeper.store import journal
 from goalkeeper.store.db import state_path
 from goalkeeper.testing import FakeClock, FakeRunner
 
 from ..hook_answers import assert_no_internal_error
 
-EXTENSION = Path(__file__).parents[2] / "src" / "goalkeeper" / "hosts" / "pi_extension.ts"
+EXTENSION = Path(__file__).parents[2] / "src" / "goalkeeper" / "hosts" / "pi" / "extension.ts"
 STATIC_HEAD = "goalkeeper keeps this task on its plan until it is proven done."
 ANCHORS = "Plan anchors (from plan/report.md):"
 PLAN = """# Report --json

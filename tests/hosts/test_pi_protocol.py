@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from goalkeeper.hosts.pi_protocol import (
+from goalkeeper.hosts.pi.protocol import (
     MAX_LINE_BYTES,
     PROTOCOL,
     Incoming,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.pi_settle import (
+from goalkeeper.hosts.pi.settle import (
     QUIET_S,
     Arm,
     RetrySettings,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from goalkeeper.config import load_config
-from goalkeeper.hosts.agent_shell import find_agent_shell
+from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
 from .. import user_terminal
 
@@ -117,7 +117,7 @@ def test_a_client_in_codexs_sandbox_is_found_through_its_ancestors(tmp_path: Pat
     """The engine's question (``sandboxed_process``): a client that dropped Codex's marker for
     itself is still inside the sandboxed shell that has it; a hook, started by Codex itself
     outside the sandbox, is not, and the walk ends at the host's program."""
-    from goalkeeper.hosts.agent_shell import sandboxed_process
+    from goalkeeper.hosts.transport.agent_shell import sandboxed_process
 
     proc = _fake_proc(
         tmp_path / "proc",
@@ -160,7 +160,7 @@ def test_a_client_confined_where_the_engine_is_not_is_sandboxed(
     """No marker anywhere (Codex with network access): another namespace, ``no_new_privs`` or
     a seccomp filter the engine lacks is enough; a client confined exactly as the engine is
     (a container both run in) is not."""
-    from goalkeeper.hosts.agent_shell import sandboxed_process
+    from goalkeeper.hosts.transport.agent_shell import sandboxed_process
 
     proc = _fake_proc(tmp_path / "proc", [(40, 20, b"PATH=/bin\0", b"python3\0client.py\0")])
     _confinement(proc, "self", "mnt:[1]", HOST_STATUS)

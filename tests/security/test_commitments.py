@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from goalkeeper.hosts.agent_shell import find_agent_shell
+from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
 from .conftest import run_hook, stop
 

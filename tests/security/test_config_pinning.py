@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.config import Config, load_config
-from goalkeeper.hosts.claude_code import answer_hook
+from goalkeeper.hosts.claude.hook import answer_hook
 from goalkeeper.pinning import LOWER_IS_STRICTER, ORDERED, allow_project
 
 

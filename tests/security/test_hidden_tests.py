@@ -116,7 +116,7 @@ def test_a_sandboxed_claude_code_cannot_read_the_hidden_tests(
     """The copy lives under the state home, which `install claude --sandbox` denies to the
     agent's reads: the deny rule Claude Code gets covers the folder the hidden tests are in."""
     from goalkeeper.cli.app import run
-    from goalkeeper.hosts.own_folders import covered
+    from goalkeeper.hosts.command_hooks.own_folders import covered
 
     home = tmp_path / "home"
     home.mkdir()

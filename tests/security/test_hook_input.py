@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from goalkeeper.core.text.sanitize import REPLACEMENT, scrub_json
-from goalkeeper.hosts.dispatch import UNENCODABLE, encode_answer
-from goalkeeper.hosts.pi_bridge import serve as serve_pi
-from goalkeeper.hosts.pi_protocol import parse_line
+from goalkeeper.hosts.pi.bridge import serve as serve_pi
+from goalkeeper.hosts.pi.protocol import parse_line
+from goalkeeper.hosts.transport.dispatch import UNENCODABLE, encode_answer
 
 from ..hook_answers import assert_no_internal_error, internal_errors
 

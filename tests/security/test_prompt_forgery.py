@@ -99,7 +99,7 @@ TURN = "01a2429c-c3f7-7f21-a2d2-a6d43e20fe0e"
 
 
 def codex_prompt(project: Path, rollout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from goalkeeper.hosts.codex import answer_hook
+    from goalkeeper.hosts.codex.hook import answer_hook
 
     home = str(project / "codex-home")
     monkeypatch.setenv("CODEX_HOME", home)

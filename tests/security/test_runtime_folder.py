@@ -95,7 +95,9 @@ def find_interpreter(env: dict[str, str]) -> str:
     ]
     for candidate in dict.fromkeys(c for c in candidates if c):
         try:
-            probe = as_user(VICTIM, [candidate, "-c", "import goalkeeper.hosts.dispatch"], env)
+            probe = as_user(
+                VICTIM, [candidate, "-c", "import goalkeeper.hosts.transport.dispatch"], env
+            )
         except OSError:
             continue
         if probe.returncode == 0:

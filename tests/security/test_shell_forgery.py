@@ -70,7 +70,7 @@ ENTRY_POINTS = [
     "python -m goalkeeper.hosts.hook_client",
     'python -S -c "from goalkeeper.hosts.hook_client import lean_main;lean_main()" x y hook claude',
     'sh -c \'p="$GOALKEEPER_PYTHON"; exec "$p" -E -P -m goalkeeper "$@"\' goalkeeper mcp',
-    "python3 - <<EOF\nfrom goalkeeper.hosts.mcp_server import main\nmain()\nEOF",
+    "python3 - <<EOF\nfrom goalkeeper.hosts.mcp.server import main\nmain()\nEOF",
 ]
 FOLDERS = [
     "rm -rf .goalkeeper",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from goalkeeper.hosts.agent_shell import find_agent_shell
+from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 from goalkeeper.store.locations import project_state_dir
 
 from .conftest import run_hook, session_start, stop

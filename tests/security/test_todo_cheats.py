@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from goalkeeper.core.values import Block, Reply
-from goalkeeper.hosts.mcp_server import run_call
+from goalkeeper.hosts.mcp.server import run_call
 from tests.security.conftest import run_hook, stop
 
 SESSION = "s1"

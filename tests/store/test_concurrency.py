@@ -88,20 +88,20 @@ def test_twenty_hooks_through_the_warm_engine_lose_no_update(project: Path) -> N
         stderr=subprocess.DEVNULL,
     )
     try:
-        from goalkeeper.hosts.hook_server import server_pid
+        from goalkeeper.hosts.transport.hook_server import server_pid
 
         deadline = time.monotonic() + 20
         while server_pid(project) is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert server_pid(project) == server.pid
         check_outcome(project, start_hooks(project, env))
-        from goalkeeper.hosts.hook_client import socket_path
+        from goalkeeper.hosts.hook_channel import socket_path
 
         # no client fell back to in-process handling (it would have spawned an engine)
         assert not os.path.exists(socket_path(sys.prefix, str(project)) + ".spawn")
     finally:
         server.terminate()
         server.wait(10)
-    from goalkeeper.hosts.hook_server import server_pid
+    from goalkeeper.hosts.transport.hook_server import server_pid
 
     assert server_pid(project) is None  # it cleaned up its socket and pid file

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goalkeeper.core.todos.tree import STATUSES, Status, Task, TodoTree
-from goalkeeper.hosts.mcp_server import call_todo
+from goalkeeper.hosts.mcp.server import call_todo
 from goalkeeper.store.db import Store, state_path
 from goalkeeper.store.migrations import MIGRATIONS
 from goalkeeper.store.sessions import get_session

@@ -6,30 +6,16 @@ Every command prints readable text, or one documented JSON value with ``--json``
 
 from __future__ import annotations
 
-from enum import IntEnum
 from pathlib import Path
 
 import click
-from msgspec import Struct
 
 import goalkeeper
+from goalkeeper.cli.common import App, ExitCode
 
 PROJECT_MARKERS = (".goalkeeper", "plan", ".git", ".claude")  # .goalkeeper/: legacy state
 HOST_COMMANDS = frozenset({"hook", "mcp", "bridge", "server", "serve"})
 """Commands a host runs, not the user: they never print a notice meant for the user."""
-
-
-class ExitCode(IntEnum):
-    OK = 0  # done; for `gates`: every gate passes
-    NOT_PASSED = 1  # the answer is "no": a gate is open, no marker found
-    USAGE = 2  # bad flags or arguments (click's own code)
-    INTERNAL = 3  # goalkeeper failed; never returned by `goalkeeper hook`
-    NO_SESSION = 4  # `workflow`, `mode`: no agent session to act on yet (start one, or --session)
-
-
-class App(Struct, frozen=True):
-    project: Path
-    verbose: bool
 
 
 def find_project(start: Path) -> Path:
@@ -121,30 +107,20 @@ def run(args: list[str]) -> int:
 def _register_commands() -> None:
     if cli.commands:
         return
-    from goalkeeper.cli import (
-        allow,
-        bridge,
-        catalog_cmd,
-        config_cmd,
-        demo,
-        doctor,
-        gates,
-        goal,
-        goal_tests,
-        hook,
-        install,
-        marker,
-        mcp,
-        mode_cmd,
-        pi_cmd,
-        plan,
-        report,
-        run_cmd,
-        server,
-        status,
-        todo,
-        workflow_cmd,
-    )
+    from goalkeeper.cli.config import allow, config
+    from goalkeeper.cli.demo import demo
+    from goalkeeper.cli.doctor import doctor
+    from goalkeeper.cli.goal import gates, goal, goal_decide, goal_tests, marker, plan
+    from goalkeeper.cli.hosted import bridge, hook, mcp, server
+    from goalkeeper.cli.install import command as install
+    from goalkeeper.cli.install import uninstall
+    from goalkeeper.cli.report import report, status
+    from goalkeeper.cli.run import command as run_cmd
+    from goalkeeper.cli.run import pi as pi_cmd
+    from goalkeeper.cli.work import catalog as catalog_cmd
+    from goalkeeper.cli.work import mode as mode_cmd
+    from goalkeeper.cli.work import todo
+    from goalkeeper.cli.work import workflow as workflow_cmd
 
     for module in (
         plan,
@@ -153,11 +129,13 @@ def _register_commands() -> None:
         status,
         report,
         goal,
+        goal_decide,
         goal_tests,
         todo,
         workflow_cmd,
         mode_cmd,
         install,
+        uninstall,
         hook,
         mcp,
         bridge,
@@ -165,32 +143,10 @@ def _register_commands() -> None:
         run_cmd,
         demo,
         server,
-        config_cmd,
+        config,
         allow,
         catalog_cmd,
         doctor,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)
-
-
-class UserError(click.ClickException):
-    """A user-facing error, printed as ``goalkeeper: <what>; <what to do>``, exit status 2."""
-
-    exit_code = int(ExitCode.USAGE)
-
-
-class NotPassedError(click.ClickException):
-    """The answer is "no" (nothing to act on), printed like an error, exit status 1."""
-
-    exit_code = int(ExitCode.NOT_PASSED)
-
-
-def fail(message: str, code: int = int(ExitCode.USAGE)) -> click.ClickException:
-    return NotPassedError(message) if code == int(ExitCode.NOT_PASSED) else UserError(message)
-
-
-def echo_json(value: object) -> None:
-    import json
-
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))

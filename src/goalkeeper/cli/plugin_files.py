@@ -2,7 +2,7 @@
 drift from it: ``python -m goalkeeper.cli.plugin_files [--check] [ROOT]`` writes them under ROOT
 (the repository: ``.claude-plugin/marketplace.json`` and ``plugins/goalkeeper/``), or lists the
 stale ones and exits 1. A test runs the check on the committed files. What the files say and
-why is ``goalkeeper.hosts.claude_plugin``'s business; this module only lays them out.
+why is ``goalkeeper.hosts.claude.plugin``'s business; this module only lays them out.
 """
 
 from __future__ import annotations
@@ -12,14 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from goalkeeper.hosts.claude_plugin import (
-    PLUGIN_COMMANDS,
-    PLUGIN_NAME,
-    hooks_json,
-    marketplace_json,
-    mcp_json,
-    plugin_json,
-)
+from goalkeeper.hosts.claude.hook import PLUGIN_COMMANDS
+from goalkeeper.hosts.claude.plugin import hooks_json, marketplace_json, mcp_json, plugin_json
+from goalkeeper.hosts.command_hooks.wire import PLUGIN_NAME
 
 PLUGIN_DIR = f"plugins/{PLUGIN_NAME}"
 
@@ -27,7 +22,7 @@ PLUGIN_DIR = f"plugins/{PLUGIN_NAME}"
 def plugin_files(version: str | None = None) -> dict[str, str]:
     """Every generated file, as its path from the repository root → its text."""
     import goalkeeper
-    from goalkeeper.hosts.claude_settings import command_text
+    from goalkeeper.hosts.claude.settings import command_text
     from goalkeeper.skills import skill_files
 
     version = version or goalkeeper.__version__

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from goalkeeper.cli.app import fail
+from goalkeeper.cli.common import fail
 
 
 def refuse_in_agent_shell(command: str) -> None:
     """Raise a usage error (exit 2) when this process runs inside an agent's shell tool: what
     ``command`` approves must come from the user, in their own terminal."""
-    from goalkeeper.hosts.agent_shell import find_agent_shell
+    from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
     found = find_agent_shell()
     if found is None:
@@ -21,7 +21,7 @@ def refuse_in_agent_shell(command: str) -> None:
 
 def agent_shell_name() -> str | None:
     """The agent whose shell this is, for commands that work there but approve nothing."""
-    from goalkeeper.hosts.agent_shell import find_agent_shell
+    from goalkeeper.hosts.transport.agent_shell import find_agent_shell
 
     found = find_agent_shell()
     return found.agent if found is not None else None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,7 @@ from goalkeeper.core.values import CommandFact, Facts, FileFact, Inspect, TestRe
 from goalkeeper.store.safe_read import sha256_of
 
 if TYPE_CHECKING:  # the rest loads only when a guard asks for facts: most events never do
-    from goalkeeper.engine.ports import Completed, Runner
+    from goalkeeper.engine.ports import Runner
     from goalkeeper.store.test_baseline import Baseline
 
 
@@ -62,7 +61,7 @@ def gather_facts(
     verify: tuple[VerifyRun, ...] = ()
     tamper = None
     if request.verify:
-        from goalkeeper.engine.goal_io import run_verification
+        from goalkeeper.engine.commands import run_verification
         from goalkeeper.engine.replay import check_protected
 
         timeout = request.verify_timeout_s
@@ -73,7 +72,7 @@ def gather_facts(
             )
     hidden = None
     if request.hidden and verify and all(run.passed for run in verify):
-        from goalkeeper.engine.goal_io import run_verification
+        from goalkeeper.engine.commands import run_verification
         from goalkeeper.engine.hidden import run_hidden
 
         def run_in(tree: Path) -> tuple[VerifyRun, ...]:
@@ -97,26 +96,6 @@ def test_commands(project: Path, config: Config) -> tuple[str, ...]:
     from goalkeeper.store.project import project_tests
 
     return project_tests(project, config.test_command).accepted
-
-
-def run_project_command(
-    argv: Sequence[str], project: Path, runner: Runner, timeout_s: float, sandbox: str
-) -> Completed:
-    """Run an approved command in the project folder: confined with bubblewrap when
-    ``sandbox`` is ``auto`` and it can be, else as it is."""
-    if sandbox != "auto":
-        return runner.run(list(argv), cwd=project, timeout_s=timeout_s)
-    import shutil
-    import tempfile
-
-    from goalkeeper.engine.sandbox import confine
-
-    scratch = Path(tempfile.mkdtemp(prefix="goalkeeper-run-"))  # TMPDIR inside, this run's
-    try:
-        confined, _ = confine(argv, project=project, scratch=scratch)
-        return runner.run(list(confined), cwd=project, timeout_s=timeout_s)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _file_fact(project: Path, path: str) -> FileFact:
@@ -250,6 +229,8 @@ def _command_fact(
             approved=allowed,
         )
     import time
+
+    from goalkeeper.engine.commands import run_project_command
 
     started = time.monotonic()
     done = run_project_command(

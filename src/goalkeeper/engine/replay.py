@@ -54,7 +54,7 @@ def check_protected(
 ) -> TestReplay | None:
     """The protected tests at a passing verify of ``commands``: None without a baseline;
     no changes, or the changes and the verify run against the original tests."""
-    from goalkeeper.engine.goal_io import run_verification
+    from goalkeeper.engine.commands import run_verification
 
     def run(tree: Path) -> tuple[VerifyRun, ...]:
         return run_verification(commands, tree, runner, timeout_s, sandbox=sandbox)
@@ -75,7 +75,7 @@ def replay_argv(
     an approved command with its test-selection arguments)."""
     import shlex
 
-    from goalkeeper.engine.goal_io import run_argv
+    from goalkeeper.engine.commands import run_argv
 
     label = shlex.join(argv)
 

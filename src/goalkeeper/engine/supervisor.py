@@ -53,6 +53,9 @@ from goalkeeper.store.sessions import SessionRow, load_session, save_session
 from goalkeeper.store.todo_tasks import TaskTable
 from goalkeeper.store.trust import accepted_plans, current_promise
 
+APPLIED = (KeepTests, AcceptPlan, SetGoal, WriteGoal, ApproveGoal, AddCriteria)
+"""The actions ``engine.apply`` carries out in the world after the transaction."""
+
 
 class Outcome(Struct, frozen=True):
     """The merged actions, and the session as it was saved."""
@@ -146,36 +149,18 @@ class Supervisor:
             return load_baseline(conn, key)
 
     def _apply_files(self, outcome: Outcome) -> Outcome:
-        """GOAL.md changes happen after the transaction (they may run for a while, and a
-        failure there must not roll back the session); what they say is added to the answer."""
-        for action in outcome.actions:
-            if isinstance(action, KeepTests):
-                from goalkeeper.store.test_baseline import keep_tests
-
-                with self.store.transaction() as conn:
-                    keep_tests(conn, action.key, self.project, self.clock.now())
-            if isinstance(action, AcceptPlan):  # the user's answer in a host dialog
-                from goalkeeper.store.trust import accept_plan
-
-                doc = load_plan(self.project, self.config.plan_dir)
-                with self.store.transaction() as conn:
-                    accept_plan(conn, action.digest, doc.path if doc else "", self.clock.now())
-        if not any(
-            isinstance(a, SetGoal | WriteGoal | ApproveGoal | AddCriteria) for a in outcome.actions
-        ):
+        """What the guards asked to change in the world (files, baselines, approvals, promises)
+        happens after the transaction (it may run for a while, and a failure there must not roll
+        back the session), in ``engine.apply``; what it says is added to the answer. The type
+        check keeps the applier unimported on the events that change nothing (most of them)."""
+        if not any(isinstance(a, APPLIED) for a in outcome.actions):
             return outcome
-        from goalkeeper.engine.goal_io import apply_goal_actions
+        from goalkeeper.engine.apply import apply_actions
 
-        lang: Lang = "zh" if outcome.session.lang == "zh" else "en"
-        said = apply_goal_actions(
-            outcome.actions,
-            self.project,
-            make_say(lang),
-            self.clock.now(),
-            self.store,
-            self.config.test_command,  # the user's (approved) one: as for todo evidence
+        said = apply_actions(
+            outcome.actions, self.project, self.store, self.config, self.clock, outcome.session
         )
-        return Outcome(outcome.actions + said, outcome.session)
+        return Outcome(outcome.actions + said, outcome.session) if said is not None else outcome
 
     def _handle(
         self,

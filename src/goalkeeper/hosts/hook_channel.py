@@ -1,4 +1,6 @@
-"""The hook channel's ground: where its socket lives and the secret that proves both ends.
+"""The hook channel's ground: which engine a hook event goes to, where its socket lives, and the
+secret that proves both ends. The client and the engine side (``transport/dispatch.py``,
+``transport/hook_server.py``) both read it, so neither imports the other for it.
 
 Imported by the lean hook client on every event, so it imports only ``posix`` (and the built-in
 ``_operator``) like ``hook_client``; see there for the protocol.
@@ -45,6 +47,20 @@ TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var", "/
 """Folders every sandbox lets the agent write (and ``$TMPDIR``): never the runtime folder."""
 MAX_SOCKET_PATH = 107
 """``sun_path`` holds 108 bytes with the terminating NUL (Linux; macOS 104)."""
+
+HOSTS = {
+    "claude": "goalkeeper.hosts.claude.hook",
+    "codex": "goalkeeper.hosts.codex.hook",
+    "gemini": "goalkeeper.hosts.gemini.hook",
+}
+"""The hosts whose command hooks this client answers, and the module that translates each:
+it has ``answer_hook(raw, env, cwd, *, clock=None, notes=())`` (``hosts.claude.hook``'s
+shape) and is imported only when that host's event is answered in-process."""
+PROJECT_VARS = {"claude": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
+"""Where a host names the project in a hook's environment; else the hook's working folder
+(Codex runs hooks in the session's folder and names it nowhere else)."""
+SPAWN_THROTTLE_S = 10.0
+"""The warm engine is started at most once per this many seconds per project."""
 
 
 def state_home(environ: "Mapping[str, str]") -> str:
@@ -282,3 +298,39 @@ def _normal(path: str) -> str:
     parts = [p for p in path.split("/") if p and p != "."]
     head = "/" if path.startswith("/") else ""
     return head + "/".join(parts) if parts or head else "."
+
+
+def project_of(host: str, env: "Mapping[str, str]", cwd: str) -> str:
+    """The project a hook event belongs to: what keys its engine (see ``PROJECT_VARS``)."""
+    var = PROJECT_VARS.get(host)
+    return (env.get(var) if var else None) or cwd
+
+
+def server_key(installation: str, project: str) -> str:
+    """FNV-1a of installation and project: one engine per virtualenv and project.
+
+    ``installation`` is ``sys.prefix``, the same for ``.venv/bin/python``, ``python3`` and the
+    ``goalkeeper`` console script of one virtualenv (``sys.executable`` differs between them)."""
+    h = 0xCBF29CE484222325
+    for byte in (installation + "\0" + project).encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def socket_path(installation: str, project: str) -> str:
+    return join(runtime_dir(process_environ()), server_key(installation, project) + ".sock")
+
+
+def process_environ() -> "Mapping[str, str]":
+    """The environment: ``os.environ`` once ``os`` is loaded (it may have been changed through
+    it), else the process's own, decoded as ``os`` would decode it."""
+    loaded = sys.modules.get("os")
+    if loaded is not None or not hasattr(_os, "environ"):
+        import os
+
+        return os.environ
+    return {fsdecode(k): fsdecode(v) for k, v in _os.environ.items()}
+
+
+def fsdecode(data: bytes) -> str:
+    return data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())

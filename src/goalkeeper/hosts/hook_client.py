@@ -56,12 +56,17 @@ else:
     import posix as _os
 
 from goalkeeper.hosts.hook_channel import (  # as lean as this module
+    HOSTS,
     client_proof,
+    fsdecode,
     join,
+    process_environ,
+    project_of,
     read_secret,
     runtime_problem,
     same,
     secret_path,
+    server_key,
     server_proof,
 )
 
@@ -72,17 +77,6 @@ if TYPE_CHECKING:  # importing typing would cost more than this whole client
     from typing import BinaryIO, NoReturn
 
 PROTOCOL = b"GK4"
-HOSTS = {
-    "claude": "goalkeeper.hosts.claude_code",
-    "codex": "goalkeeper.hosts.codex",
-    "gemini": "goalkeeper.hosts.gemini",
-}
-"""The hosts whose command hooks this client answers, and the module that translates each:
-it has ``answer_hook(raw, env, cwd, *, clock=None, notes=())`` (``hosts.claude_code``'s
-shape) and is imported only when that host's event is answered in-process."""
-PROJECT_VARS = {"claude": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
-"""Where a host names the project in a hook's environment; else the hook's working folder
-(Codex runs hooks in the session's folder and names it nowhere else)."""
 FORWARDED_PREFIXES = ("GOALKEEPER_", "PI_TODONE_")
 FORWARDED_NAMES = (
     "CLAUDE_PROJECT_DIR",
@@ -103,7 +97,6 @@ OK_GRACE_S = 0.5
 """How much longer the client listens than the deadline the engine keeps to."""
 ANSWER_TIMEOUT_S = 50.0  # below the 60 s hook timeout `goalkeeper install claude` sets
 STOP_ANSWER_TIMEOUT_S = 590.0  # a Stop may run a goal's verification: below its 600 s timeout
-SPAWN_THROTTLE_S = 10.0
 UNSAFE_FOLDER = "hook.runtime_unsafe"
 FOREIGN_SERVER = "hook.server_foreign"
 UNSAFE_SECRET = "channel.secret_unsafe"
@@ -151,27 +144,6 @@ def peer_uid(sock: "Socket") -> "int | None":
     return None
 
 
-def project_of(host: str, env: "Mapping[str, str]", cwd: str) -> str:
-    """The project a hook event belongs to: what keys its engine (see ``PROJECT_VARS``)."""
-    var = PROJECT_VARS.get(host)
-    return (env.get(var) if var else None) or cwd
-
-
-def server_key(installation: str, project: str) -> str:
-    """FNV-1a of installation and project: one engine per virtualenv and project.
-
-    ``installation`` is ``sys.prefix``, the same for ``.venv/bin/python``, ``python3`` and the
-    ``goalkeeper`` console script of one virtualenv (``sys.executable`` differs between them)."""
-    h = 0xCBF29CE484222325
-    for byte in (installation + "\0" + project).encode("utf-8", "surrogateescape"):
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
-def socket_path(installation: str, project: str) -> str:
-    return join(runtime_dir(), server_key(installation, project) + ".sock")
-
-
 def forwarded_env(environ: "Mapping[str, str]") -> dict[str, str]:
     """The variables that can change an answer: goalkeeper's (and pi-todone's) settings and
     the two of Claude Code's the engine reads. Never the rest of ``CLAUDE_*`` (tokens)."""
@@ -216,10 +188,10 @@ def decode_request(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
         if key == b"host":
             host = value.decode()
         elif key == b"cwd":
-            cwd = _fsdecode(value)
+            cwd = fsdecode(value)
         elif key == b"env":
             name, _, val = value.partition(b"=")
-            env[_fsdecode(name)] = _fsdecode(val)
+            env[fsdecode(name)] = fsdecode(val)
     return host, cwd, env, payload
 
 
@@ -296,7 +268,7 @@ def run_client(
             from goalkeeper.store.db import use_pool
 
             use_pool(1)
-        from goalkeeper.hosts.dispatch import answer_in_process
+        from goalkeeper.hosts.transport.dispatch import answer_in_process
 
         answer = answer_in_process(host, raw, env, cwd, spawn=spawn, transport=transport)
     except Exception:  # the engine cannot even be imported (a broken install): still JSON
@@ -326,8 +298,8 @@ def _import_msgspec() -> None:
 
 
 def lean_main() -> None:
-    """Entry of the launcher's ``python -S -c`` client (``hosts.launcher``): ``sys.argv`` is
-    ``-c hook <host>``, and ``sys.path`` / ``sys.prefix`` are already set."""
+    """Entry of the launcher's ``python -S -c`` client (``hosts.transport.launcher``):
+    ``sys.argv`` is ``-c hook <host>``, and ``sys.path`` / ``sys.prefix`` are already set."""
     exit_process(run_client(sys.argv[2:], whole_process=True))
 
 
@@ -455,20 +427,5 @@ def _no_answer() -> bytes:
     )
 
 
-def process_environ() -> "Mapping[str, str]":
-    """The environment: ``os.environ`` once ``os`` is loaded (it may have been changed through
-    it), else the process's own, decoded as ``os`` would decode it."""
-    loaded = sys.modules.get("os")
-    if loaded is not None or not hasattr(_os, "environ"):
-        import os
-
-        return os.environ
-    return {_fsdecode(k): _fsdecode(v) for k, v in _os.environ.items()}
-
-
 def _fsencode(text: str) -> bytes:
     return text.encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
-
-
-def _fsdecode(data: bytes) -> str:
-    return data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())

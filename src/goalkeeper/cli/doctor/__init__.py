@@ -1,0 +1,1 @@
+"""``goalkeeper doctor``: whether goalkeeper's hooks will really run, per agent host."""

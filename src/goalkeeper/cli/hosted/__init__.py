@@ -1,0 +1,1 @@
+"""Commands a host runs, not the user: ``hook``, ``mcp``, ``bridge`` and ``serve``."""

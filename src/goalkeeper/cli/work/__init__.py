@@ -1,0 +1,1 @@
+"""The work in a session: ``todo``, ``workflow``, ``mode`` and the route ``catalog``."""

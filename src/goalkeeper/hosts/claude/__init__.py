@@ -1,0 +1,1 @@
+"""Claude Code: its hook translator, settings install, plugin, sandbox, doctor and transcript."""

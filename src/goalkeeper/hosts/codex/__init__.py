@@ -1,0 +1,1 @@
+"""Codex CLI: its hook translator, config install, sandbox, patch reading and rollout reader."""

@@ -1,0 +1,1 @@
+"""Gemini CLI: its hook translator, settings install, environment filter and run records."""

@@ -1,0 +1,2 @@
+"""Pi: the bridge to goalkeeper's TypeScript extension, its protocol, settling,
+install and RPC runs."""
