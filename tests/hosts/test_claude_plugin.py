@@ -40,6 +40,17 @@ def test_the_check_names_a_changed_or_leftover_file_and_the_writer_mends_it(
     assert stale_files(tmp_path) == [leftover]
 
 
+def test_help_explains_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--help`` was once taken for ROOT: the plugin was written into a folder named --help."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0 and "--check" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_plugin_names_no_path_of_this_machine() -> None:
     """The point of the plugin: the same files work on every machine (issue 13, audit I1)."""
     for rel, text in plugin_files().items():

@@ -81,10 +81,17 @@ def _read(path: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m goalkeeper.cli.plugin_files [--check] [ROOT]`` (ROOT: the current
     folder). Writes the plugin files, or with ``--check`` lists the stale ones and exits 1."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    rest = [a for a in args if a != "--check"]
-    root = Path(rest[0]) if rest else Path.cwd()
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m goalkeeper.cli.plugin_files",
+        description="Write the Claude Code plugin's files under ROOT, or list the stale ones.",
+    )
+    parser.add_argument("--check", action="store_true", help="list stale files; exit 1 if any")
+    parser.add_argument("root", nargs="?", type=Path, default=None, help="default: this folder")
+    args = parser.parse_args(argv)
+    root: Path = args.root or Path.cwd()
+    check: bool = args.check
     if check:
         stale = stale_files(root)
         for rel in stale:
