@@ -135,3 +135,24 @@ def test_with_a_goal_the_workflow_leaves_the_stop_to_the_goal(
     stopped = settle(sup, "still surveying")
     assert decided(stopped) == ["Continue"]  # the verify passes; the criteria are still open
     assert not [a for a in stopped if isinstance(a, Notify) and "this stop stands" in a.text]
+
+
+def test_the_agent_may_move_a_goal_onto_the_route_that_fits_and_the_goal_stays_verified(
+    sup: Supervisor, outputs: Outputs
+) -> None:
+    """The router reads words (half of the architecture goals it never saw go to idea-to-ship:
+    benchmarks/goal_routing.py), so the idea-to-ship start says how to move a goal that only
+    restructures code onto the architecture route; after the move the goal is not started on
+    idea-to-ship again, and every stop still runs its verify."""
+    set_goal(sup, FEATURE)
+    started = settle(sup, "I looked around.")
+    assert "Route: idea-to-ship" in text(started) and '"route": "architecture"' in text(started)
+    sup.handle([ToolCall("s", "workflow_active", {"action": "cancel", "reason": "structural"})])
+    moved = sup.handle([ToolCall("s", "workflow", {"mode": "workflow", "route": "architecture"})])
+    (reply,) = [a for a in moved.actions if isinstance(a, Reply)]
+    assert reply.data["route"] == "architecture"  # type: ignore[index]
+    runs = outputs.runs
+    outputs.queue.append((1, FAIL.format(t=1)))
+    stopped = settle(sup, "I surveyed the modules.")
+    assert outputs.runs == runs + 1 and "Route: idea-to-ship" not in text(stopped)
+    assert [r["route"] for r in workflow_records(sup)][-1] == "architecture"

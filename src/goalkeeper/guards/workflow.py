@@ -261,6 +261,8 @@ def goal_route(
     starts with the goal as the task, once per goal and session, at the agent's next run or,
     where the goal was set in the prompt that started this run (Claude Code reads GOAL.md only
     after that prompt's hook), at its next stop, as a continuation."""
+    from goalkeeper.core.goals.goal import COARSE_ROUTE
+    from goalkeeper.core.goals.size import ARCHITECTURE_ROUTE
     from goalkeeper.core.workflows.machine import WorkflowError, start
 
     doc = ctx.goal
@@ -271,6 +273,18 @@ def goal_route(
     if goal.goal_id == s.goal_id or goal.route not in {r.route for r in source.catalog.routes()}:
         return None
     say, n = ctx.say, s.started + 1
+    request = goal.objective
+    if goal.route == COARSE_ROUTE and ARCHITECTURE_ROUTE in {
+        r.route for r in source.catalog.routes()
+    }:
+        # the router reads words and misses structural goals it has not seen: the agent,
+        # which reads the code, may move the goal; its verify runs on either route
+        request += say(
+            "workflow.goal.route_fit",
+            active=tool_name(ctx, ACTIVE),
+            gateway=tool_name(ctx, GATEWAY),
+            route=ARCHITECTURE_ROUTE,
+        )
     try:
         record, _ = start(
             source.catalog, goal.route, work_item_id(session_id, ctx.now, n), source.read
@@ -280,7 +294,7 @@ def goal_route(
             replace(s, started=n, goal_id=goal.goal_id),
             ctx,
             say("workflow.action.started"),
-            goal.objective,
+            request,
         )
     except (WorkflowError, ValueError, OSError):
         return None

@@ -37,6 +37,7 @@ MESSAGES: dict[str, str] = {
     "workflow.tool.ask.snippet": "Ask a structured question during the active goalkeeper workflow",
     # -- delivered texts ---------------------------------------------------------------------
     "workflow.step": "# goalkeeper workflow procedure\n\nRoute: {route}\nPhase: {phase}\nWork item: {work_item}{request}\n\n{body}\n\n{contract}",
+    "workflow.goal.route_fit": '\n\n(goalkeeper chose this route from the goal\'s words. If the goal only restructures existing code and adds no behaviour, move it: {active} {{"action": "cancel", "reason": "structural goal"}}, then {gateway} {{"mode": "workflow", "route": "{route}"}}. The goal\'s verify runs on either route.)',
     "workflow.request": "\n\nUser target/request:\n{request}",
     "workflow.contract": "## Workflow state contract\n- Addressed: {work_item} · {route} · {procedure}\n- Synchronous action: {action}\n- Allowed next: {allowed}\n- Available references: {available}\n- Pending: workflow remains active\n- Next actor: agent",
     "workflow.action.started": "started workflow",

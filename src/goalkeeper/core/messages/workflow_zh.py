@@ -34,6 +34,7 @@ MESSAGES: dict[str, str] = {
     "workflow.tool.ask.snippet": "在活动的 goalkeeper 工作流中提一个结构化问题",
     # -- 交付文本 ------------------------------------------------------------------------------
     "workflow.step": "# goalkeeper 工作流流程\n\nRoute: {route}\nPhase: {phase}\nWork item: {work_item}{request}\n\n{body}\n\n{contract}",
+    "workflow.goal.route_fit": '\n\n（goalkeeper 按目标的措辞选了这条路线。若目标只是重组现有代码、不增加行为，请换路线：{active} {{"action": "cancel", "reason": "结构性目标"}}，再 {gateway} {{"mode": "workflow", "route": "{route}"}}。两条路线上目标的验证都照常运行。）',
     "workflow.request": "\n\n用户目标/请求：\n{request}",
     "workflow.contract": "## 工作流状态契约\n- Addressed: {work_item} · {route} · {procedure}\n- Synchronous action: {action}\n- Allowed next: {allowed}\n- Available references: {available}\n- Pending: 工作流仍处于活动状态\n- Next actor: agent",
     "workflow.action.started": "已启动工作流",
