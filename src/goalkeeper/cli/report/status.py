@@ -125,7 +125,7 @@ def _overview(
         click.echo(
             f"  {short(s['session_id']):<{SHORT}}  {s['host']:<7} phase={s['phase'] or '-':<9} "
             f"round={s['round']} continuations={s['continuations']} idle={s['idle_rounds']} "
-            f"resets={s['resets']}  {_ago(s['updated_at'])} ({_clock(s['updated_at'])})"
+            f"resets={s['resets']}  {ago(s['updated_at'])} ({_clock(s['updated_at'])})"
         )
     if focus is not None:
         click.echo("")
@@ -177,9 +177,9 @@ def _entry_text(e: journal.JournalEntry, short: Any, colour: bool) -> str:
     kind = f"{e.kind:<13}"
     if colour:
         kind = click.style(kind, fg=COLOURS.get(cat), bold=cat in ("ok", "bad"))
-        stamp = click.style(f"{_clock(e.at)} {_ago(e.at):>7}", dim=True)
+        stamp = click.style(f"{_clock(e.at)} {ago(e.at):>7}", dim=True)
     else:
-        stamp = f"{_clock(e.at)} {_ago(e.at):>7}"
+        stamp = f"{_clock(e.at)} {ago(e.at):>7}"
     return f"  {stamp}  {short(e.session_id or '-'):<{SHORT}}  {kind} {text}"
 
 
@@ -303,7 +303,7 @@ def _clock(at: float) -> str:
     return time.strftime("%H:%M:%S" if day == today else "%Y-%m-%d %H:%M", time.localtime(at))
 
 
-def _ago(at: float) -> str:
+def ago(at: float) -> str:
     seconds = max(0, time.time() - at)
     if seconds < 90:
         return f"{seconds:.0f}s ago"
