@@ -162,3 +162,14 @@ def test_agent_text_is_never_console_markup_or_escapes(
     _, out = watch(project, capsys, "--once")
     assert "[bold red]boom[/]" in rows(out)["Refused"]
     assert "\x1b" not in out
+
+
+def test_a_shown_id_is_always_a_unique_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two ids sharing the short prefix are shown whole, as ``status`` shows them."""
+    twin = SESSION[:12] + "-twin"
+    run_session(tmp_path)
+    run_session(tmp_path, twin)
+    _, out = watch(tmp_path, capsys, "--once")
+    assert f"session {SESSION} " in out and f"session {twin} " in out

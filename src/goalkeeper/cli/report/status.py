@@ -76,7 +76,7 @@ def status_command(
         focus = focus_json(store, shown) if shown else None
         store.close()
     pid = server_pid(app.project)
-    short = _shortener([s.session_id for s in sessions] + [e.session_id or "" for e in entries])
+    short = shortener([s.session_id for s in sessions] + [e.session_id or "" for e in entries])
     data = {
         "project": str(app.project),
         "state_db": str(store.path) if store.exists() else None,
@@ -262,7 +262,7 @@ def _focus_lines(focus: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
-def _shortener(ids: list[str]) -> Any:
+def shortener(ids: list[str]) -> Any:
     """``id → shown id``: the first ``SHORT`` characters when no other id shares them, else
     the whole id, so a shown id is always a unique prefix."""
     known = {i for i in ids if i}

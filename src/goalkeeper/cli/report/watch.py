@@ -19,8 +19,8 @@ import click
 
 from goalkeeper.cli.common import App, ExitCode, UserError, echo_json
 from goalkeeper.cli.report.journal_view import clip
-from goalkeeper.cli.report.session_arg import SHORT, NoSession, session_for
-from goalkeeper.cli.report.status import ago
+from goalkeeper.cli.report.session_arg import NoSession, session_for
+from goalkeeper.cli.report.status import ago, shortener
 from goalkeeper.cli.report.watch_data import SESSIONS, watch_frame
 from goalkeeper.store.db import Store
 
@@ -125,11 +125,12 @@ def render_frame(data: Mapping[str, Any], *, live: bool = True) -> Any:
     parts: list[Any] = [head]
     if not data["sessions"]:
         parts.append(Text(f"goalkeeper has not seen a session here yet. {NONE}"))
-    parts += [_panel(s) for s in data["sessions"]]
+    short = shortener([s["session_id"] for s in data["sessions"]])
+    parts += [_panel(s, short(s["session_id"])) for s in data["sessions"]]
     return Group(*parts)
 
 
-def _panel(s: Mapping[str, Any]) -> Any:
+def _panel(s: Mapping[str, Any], shown_id: str) -> Any:
     from rich.panel import Panel
     from rich.table import Table
     from rich.text import Text
@@ -140,7 +141,7 @@ def _panel(s: Mapping[str, Any]) -> Any:
     for label, value, cat in session_lines(s):
         grid.add_row(Text(label), Text(value, style=STYLES.get(cat, "")))
     title = Text()
-    title.append(f"session {s['session_id'][:SHORT]}", style="bold")
+    title.append(f"session {shown_id}", style="bold")
     title.append(
         f" {s['host'] or '?'} · phase {s['phase'] or NONE} · round {s['round']} · "
         f"{ago(s['updated_at'])}"
