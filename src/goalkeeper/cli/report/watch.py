@@ -25,7 +25,8 @@ from goalkeeper.cli.report.watch_data import SESSIONS, watch_frame
 from goalkeeper.store.db import Store
 
 REDRAW_S = 5.0
-"""With no new entry, the frame is still redrawn this often: its "… ago" times move on."""
+"""With no new entry, the frame is still redrawn this often (from the data it has: reading the
+sessions again is for new entries), so its clock and "… ago" times move on."""
 PIPE_WIDTH = 120
 """Columns of a frame printed into a pipe (rich would use 80 and wrap every long line)."""
 NONE = "—"
@@ -103,9 +104,12 @@ def _live(console: Any, store: Store, frame: Any, wanted: str | None) -> int:
     try:
         with Live(render_frame(current), console=console, auto_refresh=False) as live:
             for fresh in follower.follow():
-                if fresh or time.monotonic() - drawn >= REDRAW_S:
-                    live.update(render_frame(frame()), refresh=True)
-                    drawn = time.monotonic()
+                if fresh:  # every engine transaction journals: the sessions changed
+                    current = frame()
+                elif time.monotonic() - drawn < REDRAW_S:
+                    continue
+                live.update(render_frame({**current, "at": time.time()}), refresh=True)
+                drawn = time.monotonic()
     except KeyboardInterrupt:
         return int(ExitCode.OK)
     return int(ExitCode.OK)  # the follower never ends by itself
