@@ -114,7 +114,7 @@ def _register_commands() -> None:
     from goalkeeper.cli.hosted import bridge, hook, mcp, server
     from goalkeeper.cli.install import command as install
     from goalkeeper.cli.install import uninstall
-    from goalkeeper.cli.report import report, status
+    from goalkeeper.cli.report import report, status, watch
     from goalkeeper.cli.run import command as run_cmd
     from goalkeeper.cli.run import pi as pi_cmd
     from goalkeeper.cli.work import catalog as catalog_cmd
@@ -147,6 +147,7 @@ def _register_commands() -> None:
         allow,
         catalog_cmd,
         doctor,
+        watch,
     ):
         for command in module.COMMANDS:
             cli.add_command(command)

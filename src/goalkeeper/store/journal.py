@@ -87,3 +87,19 @@ def _data(raw: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def latest(
+    conn: sqlite3.Connection, session_id: str, kinds: tuple[str, ...]
+) -> dict[str, JournalEntry]:
+    """The newest entry of each of ``kinds`` in one session (a kind never written is absent):
+    what a live view shows without reading the session's whole journal."""
+    if not kinds:
+        return {}
+    marks = ", ".join("?" for _ in kinds)
+    rows = conn.execute(
+        "SELECT id, session_id, at, kind, data FROM journal WHERE id IN ("
+        f"SELECT MAX(id) FROM journal WHERE session_id = ? AND kind IN ({marks}) GROUP BY kind)",
+        (session_id, *kinds),
+    ).fetchall()
+    return {r[3]: JournalEntry(r[0], r[1], r[2], r[3], _data(r[4])) for r in rows}

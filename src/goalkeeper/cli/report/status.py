@@ -20,17 +20,20 @@ import click
 from goalkeeper.cli.common import App, ExitCode, echo_json
 from goalkeeper.cli.report.journal_view import category, clip, describe
 from goalkeeper.cli.report.session_arg import SHORT, NoSession, session_for
+from goalkeeper.cli.report.stream import JournalFollower, stream_record
 from goalkeeper.store import journal
 from goalkeeper.store.db import Store
 from goalkeeper.store.sessions import SessionRow, list_sessions
 
-POLL_S = 0.5
 COLOURS = {"ok": "green", "bad": "red", "warn": "yellow", "run": "blue"}
 
 
 @click.command("status", short_help="Show sessions, their PDCA phase and recent decisions.")
 @click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object (--follow: one a line)."
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (--follow: one a line, versioned; see docs/journal.md).",
 )
 @click.option(
     "--session", "session_id", metavar="ID", help="This session (a full id or a unique prefix)."
@@ -70,10 +73,10 @@ def status_command(
         entries = journal.recent(conn, limit, wanted)
         start = journal.last_id(conn)
         shown = wanted or (sessions[0].session_id if sessions else None)
-        focus = _focus(store, shown) if shown else None
+        focus = focus_json(store, shown) if shown else None
         store.close()
     pid = server_pid(app.project)
-    short = _shortener([s.session_id for s in sessions] + [e.session_id or "" for e in entries])
+    short = shortener([s.session_id for s in sessions] + [e.session_id or "" for e in entries])
     data = {
         "project": str(app.project),
         "state_db": str(store.path) if store.exists() else None,
@@ -81,7 +84,7 @@ def status_command(
         "server": {"running": pid is not None, "pid": pid},
         "sessions": [session_json(s) for s in sessions],
         "session": focus,
-        "recent": [entry_json(e) for e in entries],
+        "recent": [stream_record(e) for e in entries],
     }
     if as_json and not follow:
         echo_json(data)
@@ -89,7 +92,7 @@ def status_command(
     colour = use_colour()
     if as_json:
         for e in entries:
-            _line_out(json.dumps(entry_json(e), ensure_ascii=False))
+            _line_out(json.dumps(stream_record(e), ensure_ascii=False))
     elif not sessions and not follow:
         click.echo(f"goalkeeper has not seen a session in {app.project} yet.")
         return int(ExitCode.OK)
@@ -122,7 +125,7 @@ def _overview(
         click.echo(
             f"  {short(s['session_id']):<{SHORT}}  {s['host']:<7} phase={s['phase'] or '-':<9} "
             f"round={s['round']} continuations={s['continuations']} idle={s['idle_rounds']} "
-            f"resets={s['resets']}  {_ago(s['updated_at'])} ({_clock(s['updated_at'])})"
+            f"resets={s['resets']}  {ago(s['updated_at'])} ({_clock(s['updated_at'])})"
         )
     if focus is not None:
         click.echo("")
@@ -142,23 +145,16 @@ def _follow(
     """Poll the journal for entries after ``start`` until Ctrl-C (or the pipe closes)."""
     if not as_json:
         _line_out(f"Following {store.path} (Ctrl-C stops) …")
-    last = start
     try:
-        while True:
-            if store.exists():
-                try:
-                    fresh = journal.after(store.connection(), last, wanted)
-                finally:
-                    store.close()  # never hold the database between polls
-                for e in fresh:
-                    last = e.id
-                    line = json.dumps(entry_json(e), ensure_ascii=False) if as_json else None
-                    _line_out(line if line is not None else _entry_text(e, short, colour))
-            time.sleep(POLL_S)
+        for fresh in JournalFollower(store, start, wanted).follow():
+            for e in fresh:
+                line = json.dumps(stream_record(e), ensure_ascii=False) if as_json else None
+                _line_out(line if line is not None else _entry_text(e, short, colour))
     except KeyboardInterrupt:
         return int(ExitCode.OK)
     except BrokenPipeError:  # `status --follow | head`
         return int(ExitCode.OK)
+    return int(ExitCode.OK)  # the follower never ends by itself
 
 
 def _line_out(text: str) -> None:
@@ -175,30 +171,19 @@ def use_colour() -> bool:
     return sys.stdout.isatty()
 
 
-def entry_json(e: journal.JournalEntry) -> dict[str, Any]:
-    return {
-        "id": e.id,
-        "at": e.at,
-        "session_id": e.session_id,
-        "kind": e.kind,
-        "text": describe(e.kind, e.data),
-        "data": e.data,
-    }
-
-
 def _entry_text(e: journal.JournalEntry, short: Any, colour: bool) -> str:
     text = describe(e.kind, e.data)
     cat = category(e.kind, e.data)
     kind = f"{e.kind:<13}"
     if colour:
         kind = click.style(kind, fg=COLOURS.get(cat), bold=cat in ("ok", "bad"))
-        stamp = click.style(f"{_clock(e.at)} {_ago(e.at):>7}", dim=True)
+        stamp = click.style(f"{_clock(e.at)} {ago(e.at):>7}", dim=True)
     else:
-        stamp = f"{_clock(e.at)} {_ago(e.at):>7}"
+        stamp = f"{_clock(e.at)} {ago(e.at):>7}"
     return f"  {stamp}  {short(e.session_id or '-'):<{SHORT}}  {kind} {text}"
 
 
-def _focus(store: Store, session_id: str) -> dict[str, Any]:
+def focus_json(store: Store, session_id: str) -> dict[str, Any]:
     """One session's goal, todos, workflow, mode and verdict (from the proof)."""
     from goalkeeper.cli.report.data import session_proof
 
@@ -277,7 +262,7 @@ def _focus_lines(focus: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
-def _shortener(ids: list[str]) -> Any:
+def shortener(ids: list[str]) -> Any:
     """``id → shown id``: the first ``SHORT`` characters when no other id shares them, else
     the whole id, so a shown id is always a unique prefix."""
     known = {i for i in ids if i}
@@ -318,7 +303,7 @@ def _clock(at: float) -> str:
     return time.strftime("%H:%M:%S" if day == today else "%Y-%m-%d %H:%M", time.localtime(at))
 
 
-def _ago(at: float) -> str:
+def ago(at: float) -> str:
     seconds = max(0, time.time() - at)
     if seconds < 90:
         return f"{seconds:.0f}s ago"
