@@ -133,16 +133,19 @@ def test_colour_on_a_terminal_and_never_with_no_color_or_a_pipe(project: Path) -
 
 
 def read_lines(proc: subprocess.Popen[bytes], want: int, timeout: float = 20) -> list[str]:
+    """Whole lines from the process's stdout, read unbuffered: two lines that arrive in one
+    chunk are both returned (a buffered ``readline`` after ``select`` would hide the second)."""
     assert proc.stdout is not None
-    lines: list[str] = []
+    fd, pending, lines = proc.stdout.fileno(), b"", []
     deadline = time.monotonic() + timeout
     while len(lines) < want and time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.2)
-        if ready:
-            line = proc.stdout.readline()
-            if not line:
+        if select.select([fd], [], [], 0.2)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
                 break
-            lines.append(line.decode())
+            pending += chunk
+            *done, pending = pending.split(b"\n")
+            lines += [d.decode() for d in done]
     return lines
 
 

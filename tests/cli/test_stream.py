@@ -4,8 +4,6 @@ and the follower that reads what other processes append, each entry once."""
 from __future__ import annotations
 
 import json
-import os
-import select
 import signal
 import subprocess
 import time
@@ -21,30 +19,13 @@ from goalkeeper.store import journal
 from goalkeeper.store.db import Store
 from goalkeeper.testing import CLAUDE_CAPABILITIES
 from tests.cli.proof_session import SESSION, run_session
-from tests.cli.test_status import goalkeeper
+from tests.cli.test_status import goalkeeper, read_lines
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     run_session(tmp_path)
     return tmp_path
-
-
-def read_lines(proc: subprocess.Popen[bytes], want: int, timeout: float = 20) -> list[str]:
-    """Whole lines from the process's stdout, read unbuffered: two lines that arrive in one
-    chunk are both returned (a buffered ``readline`` after ``select`` would hide the second)."""
-    assert proc.stdout is not None
-    fd, pending, lines = proc.stdout.fileno(), b"", []
-    deadline = time.monotonic() + timeout
-    while len(lines) < want and time.monotonic() < deadline:
-        if select.select([fd], [], [], 0.2)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            pending += chunk
-            *done, pending = pending.split(b"\n")
-            lines += [d.decode() for d in done]
-    return lines
 
 
 def settle(project: Path, text: str) -> None:
